@@ -1,0 +1,61 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Swift 6 language mode everywhere; strict concurrency is implied by it.
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "Latchkey",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Latchkey", targets: ["Latchkey"]),
+        .executable(name: "latchkey", targets: ["latchkey"]),
+        .executable(name: "latchkey-bench", targets: ["latchkey-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "LatchkeyCrypto",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LatchkeyStorage",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Latchkey",
+            dependencies: [
+                "LatchkeyCrypto",
+                "LatchkeyStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "latchkey",
+            dependencies: [
+                "Latchkey",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "latchkey-bench",
+            dependencies: ["Latchkey"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyStorageTests", dependencies: ["LatchkeyStorage"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyCrypto", "LatchkeyStorage"], swiftSettings: strict),
+    ]
+)

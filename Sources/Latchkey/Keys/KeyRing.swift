@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+import LatchkeyCrypto
+import LatchkeyStorage
+import Synchronization
+
+/// The unwrapped keys of one open keychain and its lock state, shared by every thread of the process.
+final class KeyRing: Sendable {
+    /// What an operation needs, copied out under the lock so that crypto runs without holding it.
+    struct Snapshot: Sendable {
+        var lockState: LockState = .neverUnlocked
+        var tokens: TokenCache?
+        var classKeys: [Accessibility: SymmetricKey] = [:]
+        var master: SymmetricKey?
+    }
+
+    let fileID: Data
+    let device: SymmetricKey?
+    private let state: Mutex<Snapshot>
+
+    /// Loads what the device secret alone can open (index key, `dk` and `dku` class keys).
+    init(fileID: Data, device: SymmetricKey?, indexByDevice: Data?, classKeys: [ClassKeyRow]) {
+        self.fileID = fileID
+        self.device = device
+        var snapshot = Snapshot()
+        if let device {
+            if let wrapped = indexByDevice,
+                let index = try? KeyWrap.unwrap(
+                    wrapped,
+                    with: KeyHierarchy.indexKEK(device: device, fileID: fileID),
+                    context: KeyHierarchy.indexContext(fileID: fileID)
+                )
+            {
+                snapshot.tokens = TokenCache(tokenizer: IndexTokenizer(key: index))
+            }
+            for row in classKeys {
+                guard let keyClass = Accessibility(rawValue: row.keyClass), let wrapped = row.byDevice,
+                    let kek = KeyHierarchy.deviceKEK(for: keyClass, device: device, fileID: fileID)
+                else { continue }
+                // A file from another machine simply leaves these classes unavailable.
+                if let key = try? KeyWrap.unwrap(
+                    wrapped,
+                    with: kek,
+                    context: KeyHierarchy.classContext(keyClass, fileID: fileID)
+                ) {
+                    snapshot.classKeys[keyClass] = key
+                }
+            }
+        }
+        state = Mutex(snapshot)
+    }
+
+    /// A copy of the current keys and state.
+    func snapshot() -> Snapshot {
+        state.withLock { $0 }
+    }
+
+    /// Unwraps everything the master key opens and moves to `unlocked`.
+    func unlock(master: SymmetricKey, indexByMaster: Data?, classKeys: [ClassKeyRow]) throws(KeychainError) {
+        var unwrapped: [Accessibility: SymmetricKey] = [:]
+        for row in classKeys {
+            guard let keyClass = Accessibility(rawValue: row.keyClass), let wrapped = row.byMaster,
+                let kek = KeyHierarchy.masterKEK(for: keyClass, master: master, device: device, fileID: fileID)
+            else { continue }
+            // ThisDeviceOnly classes of a file made on another machine stay unavailable.
+            if let key = try? KeyWrap.unwrap(wrapped, with: kek, context: KeyHierarchy.classContext(keyClass, fileID: fileID)) {
+                unwrapped[keyClass] = key
+            }
+        }
+        var tokens: TokenCache?
+        if let wrapped = indexByMaster {
+            do {
+                let index = try KeyWrap.unwrap(
+                    wrapped,
+                    with: KeyHierarchy.indexKEK(master: master, fileID: fileID),
+                    context: KeyHierarchy.indexContext(fileID: fileID)
+                )
+                tokens = TokenCache(tokenizer: IndexTokenizer(key: index))
+            } catch {
+                throw KeychainError(.decode, "The keychain's index key is damaged.", underlying: error.description)
+            }
+        }
+        state.withLock { snapshot in
+            snapshot.master = master
+            snapshot.lockState = .unlocked
+            if snapshot.tokens == nil { snapshot.tokens = tokens }
+            snapshot.classKeys.merge(unwrapped) { current, _ in current }
+        }
+    }
+
+    /// Forgets the master key and the keys of classes that need "unlocked".
+    func lock() {
+        state.withLock { snapshot in
+            guard snapshot.lockState == .unlocked else { return }
+            snapshot.master = nil
+            snapshot.lockState = .locked
+            snapshot.classKeys = snapshot.classKeys.filter { $0.key.requirement != .unlocked }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Crypto
+import Foundation
+import LatchkeyCrypto
+import LatchkeyStorage
+
+/// A validated query: class, table, schema and coerced attribute filters.
+struct QueryPlan {
+    var itemClass: ItemClass
+    var table: ItemTable
+    var schema: ItemSchema
+    var attributes: [AttributeName: AttributeValue]
+    var synchronizable: ItemQuery.Synchronizable
+    var persistref: Data?
+    var includeTombstones: Bool
+    /// Whether every filter is answered by a token column (so SQL LIMIT is exact).
+    var fullyIndexed: Bool
+}
+
+extension KeychainStore {
+    /// Validates `query` and coerces its attributes.
+    func plan(_ query: ItemQuery) throws(KeychainError) -> QueryPlan {
+        var itemClass = query.itemClass
+        var persistref: Data?
+        if let reference = query.persistentReference {
+            guard reference.count == 20, let code = String(data: reference.prefix(4), encoding: .ascii),
+                let referenced = ItemClass(rawValue: code)
+            else {
+                throw KeychainError(.param, "The persistent reference is malformed.")
+            }
+            if let itemClass, itemClass != referenced {
+                throw KeychainError(.param, "The persistent reference names another item class.")
+            }
+            itemClass = referenced
+            persistref = reference.suffix(16)
+        }
+        guard let itemClass else { throw KeychainError(.param, "The query names no item class.") }
+        let (table, schema) = try tableAndSchema(itemClass)
+        let attributes = try schema.coerce(query.attributes)
+        if let group = attributes[.accessGroup]?.stringValue { try checkAccessGroup(group) }
+        let fullyIndexed = attributes.keys.allSatisfy { TokenCache.column(for: $0, in: table) != nil }
+        return QueryPlan(
+            itemClass: itemClass,
+            table: table,
+            schema: schema,
+            attributes: attributes,
+            synchronizable: query.synchronizable,
+            persistref: persistref,
+            includeTombstones: query.includeTombstones,
+            fullyIndexed: fullyIndexed
+        )
+    }
+
+    func tableAndSchema(_ itemClass: ItemClass) throws(KeychainError) -> (ItemTable, ItemSchema) {
+        guard let table = itemClass.table else {
+            throw KeychainError(.unimplemented, "Identity items are not supported by this operation yet.")
+        }
+        return (table, ItemSchema.of(itemClass))
+    }
+
+    /// The SQL-side filter of a plan: token equalities plus the implicit group, sync and tombstone rules.
+    func rowFilter(_ plan: QueryPlan, tokens: TokenCache, limit: Int?) throws(KeychainError) -> RowFilter {
+        var conditions: [(column: String, tokens: [Data])] = []
+        for (name, value) in plan.attributes {
+            guard let column = TokenCache.column(for: name, in: plan.table) else { continue }
+            conditions.append((column, [tokens.token(plan.table, name, value)]))
+        }
+        if plan.attributes[.accessGroup] == nil {
+            guard !options.accessGroups.isEmpty else { throw missingGroups() }
+            conditions.append(("agrp", options.accessGroups.map { tokens.token(plan.table, .accessGroup, .string($0)) }))
+        }
+        if plan.attributes[.synchronizable] == nil {
+            switch plan.synchronizable {
+            case .no: conditions.append(("sync", [tokens.token(plan.table, .synchronizable, .number(0))]))
+            case .yes: conditions.append(("sync", [tokens.token(plan.table, .synchronizable, .number(1))]))
+            case .any: break
+            }
+        }
+        if plan.attributes[.tombstone] == nil, !plan.includeTombstones {
+            conditions.append(("tomb", [tokens.token(plan.table, .tombstone, .number(0))]))
+        }
+        return RowFilter(conditions: conditions, persistref: plan.persistref, limit: limit)
+    }
+
+    /// Selects and decrypts the rows of a plan; verifies every filter on the decrypted values.
+    ///
+    /// - Returns: The matching rows and how many corrupt rows were skipped.
+    /// - Throws: `interactionNotAllowed` when any selected row's class key is unavailable.
+    func openRows(
+        reader: StorageReader,
+        plan: QueryPlan,
+        filter: RowFilter,
+        withSecret: Bool,
+        _ snapshot: KeyRing.Snapshot
+    ) throws -> (rows: [OpenedRow], corrupt: Int) {
+        let tokens = try tokenCache(snapshot)
+        let rows = try reader.select(from: plan.table, where: filter, includeSecret: withSecret)
+        var result: [OpenedRow] = []
+        result.reserveCapacity(rows.count)
+        var corrupt = 0
+        for row in rows {
+            guard let keyClass = tokens.keyClass(of: row.tokens["kc"], in: plan.table) else {
+                corrupt += 1
+                continue
+            }
+            let key = try classKey(keyClass, snapshot)
+            let opened: (attributes: [AttributeName: AttributeValue], secret: SecretData?)
+            do {
+                opened = try ItemCrypto.open(table: plan.table, row: row, classKey: key, withSecret: withSecret)
+            } catch {
+                corrupt += 1
+                options.logger.warning("skipped an item that failed authentication", metadata: ["table": "\(plan.table.rawValue)"])
+                continue
+            }
+            guard matches(opened.attributes, plan) else { continue }
+            result.append(OpenedRow(row: row, keyClass: keyClass, attributes: opened.attributes, secret: opened.secret))
+        }
+        return (result, corrupt)
+    }
+
+    private func matches(_ attributes: [AttributeName: AttributeValue], _ plan: QueryPlan) -> Bool {
+        for (name, value) in plan.attributes {
+            guard let stored = attributes[name] ?? plan.schema.attributes[name]?.primaryKeyFallback,
+                stored.matches(value)
+            else { return false }
+        }
+        guard let group = attributes[.accessGroup]?.stringValue, options.accessGroups.contains(group) else {
+            return false
+        }
+        return true
+    }
+
+    func tokenCache(_ snapshot: KeyRing.Snapshot) throws(KeychainError) -> TokenCache {
+        guard let tokens = snapshot.tokens else {
+            throw KeychainError(
+                .interactionNotAllowed,
+                "The keychain at \(path) has not been unlocked in this process and its device secret does not open it; unlock it first."
+            )
+        }
+        return tokens
+    }
+
+    func classKey(_ keyClass: Accessibility, _ snapshot: KeyRing.Snapshot) throws(KeychainError) -> SymmetricKey {
+        if let key = snapshot.classKeys[keyClass] { return key }
+        let state = snapshot.lockState
+        let reason: String
+        switch (keyClass.requirement, state) {
+        case (.unlocked, _):
+            reason = "items accessible '\(keyClass)' need the keychain unlocked (it is \(state.rawValue))"
+        case (.firstUnlock, _):
+            reason = "items accessible '\(keyClass)' need one unlock in this process first"
+        case (.none, _):
+            reason = "items accessible '\(keyClass)' are bound to another machine's device secret"
+        }
+        if state == .unlocked || (keyClass.requirement == .firstUnlock && state == .locked) {
+            return try foreignClass(keyClass)
+        }
+        throw KeychainError(.interactionNotAllowed, "User interaction is not allowed: \(reason).")
+    }
+
+    private func foreignClass(_ keyClass: Accessibility) throws(KeychainError) -> SymmetricKey {
+        throw KeychainError(
+            .interactionNotAllowed,
+            "Items accessible '\(keyClass)' belong to another machine (ThisDeviceOnly) and cannot be opened here."
+        )
+    }
+
+    func checkAccessGroup(_ group: String) throws(KeychainError) {
+        guard options.accessGroups.contains(group) else {
+            throw KeychainError(
+                .missingEntitlement,
+                "Access group '\(group)' is not one of this process's groups \(options.accessGroups); "
+                    + "add it to LATCHKEY_ACCESS_GROUPS or the executable's .entitlements file."
+            )
+        }
+    }
+
+    func missingGroups() -> KeychainError {
+        KeychainError(.missingEntitlement, "This process has no keychain access groups; set LATCHKEY_ACCESS_GROUPS.")
+    }
+
+    static func persistentReference(_ itemClass: ItemClass, _ persistref: Data) -> Data {
+        Data(itemClass.rawValue.utf8) + persistref
+    }
+
+    /// Whether an existing row under the same primary key may be replaced by an add: a tombstone, or a
+    /// row that no available key decrypts.
+    func isReplaceable(_ row: ItemRow, _ table: ItemTable, _ tokens: TokenCache, _ snapshot: KeyRing.Snapshot) throws
+        -> Bool
+    {
+        if let tombstone = tokens.tombstoneToken(table), row.tokens["tomb"] == tombstone { return true }
+        guard let keyClass = tokens.keyClass(of: row.tokens["kc"], in: table) else { return true }
+        guard let key = snapshot.classKeys[keyClass] else { return false }
+        do {
+            _ = try ItemCrypto.open(table: table, row: row, classKey: key, withSecret: false)
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    /// Runs a write transaction, mapping errors once.
+    func write<T>(_ body: (StorageWriter) throws -> T) throws(KeychainError) -> T {
+        try mappingErrors { try storage.write(body) }
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One keychain file: an SQLite database in WAL mode, shared safely by threads and processes.
+///
+/// Writes run in `BEGIN IMMEDIATE` transactions with `synchronous = FULL`, so an acknowledged write
+/// survives a crash or power loss; several processes wait for each other through SQLite's busy
+/// timeout instead of failing with SQLITE_BUSY.
+package final class StorageFile: Sendable {
+    /// The magic value stored under `meta.magic` that marks a Latchkey keychain.
+    static let magic = Data("latchkey-keychain".utf8)
+
+    /// The database file's path.
+    package let path: String
+    /// Whether the file was opened read-only.
+    package let isReadOnly: Bool
+    private let pool: DatabasePool
+
+    private init(path: String, pool: DatabasePool, readOnly: Bool) {
+        self.path = path
+        self.pool = pool
+        self.isReadOnly = readOnly
+    }
+
+    private static func configuration(readOnly: Bool, busyTimeout: TimeInterval) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.journalMode = .wal
+        configuration.maximumReaderCount = 4
+        configuration.label = "latchkey"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return configuration
+    }
+
+    /// Opens an existing keychain file.
+    ///
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - readOnly: Open without write access (writes then fail with `StorageError.readOnly`).
+    ///   - busyTimeout: How long to wait for another process's lock.
+    /// - Throws: `StorageError.emptyFile`, `.notADatabase`, `.notAKeychain`, `.unsupportedFormat`, `.io`.
+    package static func open(path: String, readOnly: Bool = false, busyTimeout: TimeInterval = 30) throws
+        -> StorageFile
+    {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_size > 0 else { throw StorageError.emptyFile(path: path) }
+        let file: StorageFile
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
+            file = StorageFile(path: path, pool: pool, readOnly: readOnly)
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+        try file.validate()
+        return file
+    }
+
+    /// Creates a new keychain file atomically: the database is built under a temporary name, then
+    /// linked into place, so no process ever sees a half-initialised keychain. If another process
+    /// created the file first, that file is opened instead and `initialize` is not applied.
+    ///
+    /// - Parameters:
+    ///   - path: The final database path (its directory must exist).
+    ///   - initialize: Writes the key material (slots, class keys, meta) inside the creating transaction.
+    /// - Returns: The opened file and whether this call created it.
+    package static func create(
+        path: String,
+        busyTimeout: TimeInterval = 30,
+        initialize: (StorageWriter) throws -> Void
+    ) throws -> (file: StorageFile, created: Bool) {
+        let temporary = path + ".creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            if errno == EROFS || errno == EACCES { throw StorageError.readOnly(path: path) }
+            throw StorageError.io("cannot create \(temporary): \(reason)")
+        }
+        Glibc.close(descriptor)
+        defer {
+            for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) }
+        }
+        do {
+            let pool = try DatabasePool(
+                path: temporary,
+                configuration: configuration(readOnly: false, busyTimeout: busyTimeout)
+            )
+            try StorageSchema.migrator.migrate(pool)
+            try pool.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    let writer = StorageWriter(db: db)
+                    try writer.setMeta("magic", magic)
+                    try writer.setMeta("format", Data("\(StorageSchema.formatVersion)".utf8))
+                    try initialize(writer)
+                    return .commit
+                }
+                try db.checkpoint(.truncate)
+            }
+            try pool.close()
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+        // Make the file's contents durable before it becomes visible under its final name.
+        let syncDescriptor = Glibc.open(temporary, O_RDONLY | O_CLOEXEC)
+        if syncDescriptor >= 0 {
+            fsync(syncDescriptor)
+            Glibc.close(syncDescriptor)
+        }
+        var created = true
+        if link(temporary, path) != 0 {
+            guard errno == EEXIST else {
+                throw StorageError.io("cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+            created = false
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryDescriptor = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            Glibc.close(directoryDescriptor)
+        }
+        return (try open(path: path, busyTimeout: busyTimeout), created)
+    }
+
+    private func validate() throws {
+        let needsMigration: Bool
+        do {
+            needsMigration = try pool.read { db in
+                guard try db.tableExists("meta") else {
+                    throw StorageError.notAKeychain(path: path, reason: "no Latchkey header")
+                }
+                let reader = StorageReader(db: db)
+                guard try reader.meta("magic") == Self.magic else {
+                    throw StorageError.notAKeychain(path: path, reason: "no Latchkey header")
+                }
+                guard let formatText = try reader.meta("format").flatMap({ String(data: $0, encoding: .utf8) }),
+                    let format = Int(formatText)
+                else {
+                    throw StorageError.notAKeychain(path: path, reason: "unreadable format version")
+                }
+                guard format <= StorageSchema.formatVersion else {
+                    throw StorageError.unsupportedFormat(found: format, supported: StorageSchema.formatVersion)
+                }
+                return try !StorageSchema.migrator.hasCompletedMigrations(db)
+            }
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+        if needsMigration && !isReadOnly {
+            do {
+                try StorageSchema.migrator.migrate(pool)
+            } catch {
+                throw StorageError.map(error, path: path)
+            }
+        }
+    }
+
+    /// Runs `body` in a read transaction (a consistent snapshot, concurrent with writers).
+    package func read<T>(_ body: (StorageReader) throws -> T) throws -> T {
+        do {
+            return try pool.read { db in try body(StorageReader(db: db)) }
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction; any thrown error rolls everything back.
+    package func write<T>(_ body: (StorageWriter) throws -> T) throws -> T {
+        if isReadOnly { throw StorageError.readOnly(path: path) }
+        do {
+            return try pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(StorageWriter(db: db))
+                    return .commit
+                }
+                guard let result else { preconditionFailure("transaction committed without a result") }
+                return result
+            }
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+    }
+
+    /// Moves every WAL frame into the main file and truncates the WAL.
+    package func checkpoint() throws {
+        do {
+            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+    }
+
+    /// Closes every connection; the file must not be used afterwards.
+    package func close() throws {
+        do {
+            try pool.close()
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+    }
+}

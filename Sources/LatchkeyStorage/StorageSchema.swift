@@ -1,0 +1,44 @@
+import GRDB
+
+/// The keychain file's schema, as GRDB migrations. A shipped migration is never edited: changes come
+/// as new migrations appended here, and `formatVersion` goes up when older builds can no longer read.
+enum StorageSchema {
+    /// The on-disk format version written to `meta.format` (see docs/storage-format.md).
+    static let formatVersion = 1
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE slots (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        parameters BLOB NOT NULL,
+                        wrapped BLOB NOT NULL,
+                        checksum BLOB NOT NULL);
+                    CREATE TABLE classkeys (
+                        class TEXT PRIMARY KEY NOT NULL, bymaster BLOB, bydevice BLOB) WITHOUT ROWID;
+                    CREATE TABLE changes (id INTEGER PRIMARY KEY CHECK (id = 1), counter INTEGER NOT NULL);
+                    INSERT INTO changes (id, counter) VALUES (1, 0);
+                    """
+            )
+            for table in ItemTable.allCases {
+                let fixed = ItemTable.fixedTokenColumns.map { "\($0) BLOB NOT NULL" }
+                let search = table.searchColumns.map { "\($0) BLOB" }
+                let columns =
+                    [
+                        "id INTEGER PRIMARY KEY AUTOINCREMENT",
+                        "persistref BLOB NOT NULL UNIQUE",
+                        "pk BLOB NOT NULL UNIQUE",
+                    ] + fixed + search + ["itemkey BLOB NOT NULL", "attrs BLOB NOT NULL", "secret BLOB"]
+                try db.execute(sql: "CREATE TABLE \(table.rawValue) (\(columns.joined(separator: ", ")))")
+                for column in table.indexedColumns {
+                    try db.execute(sql: "CREATE INDEX \(table.rawValue)_\(column) ON \(table.rawValue)(\(column))")
+                }
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+
+/// Write access inside one `BEGIN IMMEDIATE` transaction; valid only inside the closure it is handed to.
+package struct StorageWriter {
+    let db: Database
+
+    /// Reads within the same transaction.
+    package var reader: StorageReader { StorageReader(db: db) }
+
+    /// Stores `value` under `name` in the `meta` table, replacing any previous value.
+    package func setMeta(_ name: String, _ value: Data) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)")
+            .execute(arguments: [name, value])
+    }
+
+    /// Inserts an unlock slot and returns its id.
+    @discardableResult
+    package func insertSlot(_ slot: SlotRow) throws -> Int64 {
+        try db.execute(
+            sql: "INSERT INTO slots (kind, parameters, wrapped, checksum) VALUES (?, ?, ?, ?)",
+            arguments: [slot.kind, slot.parameters, slot.wrappedMasterKey, slot.checksum]
+        )
+        return db.lastInsertedRowID
+    }
+
+    /// Removes every slot of `kind`.
+    package func deleteSlots(kind: String) throws {
+        try db.execute(sql: "DELETE FROM slots WHERE kind = ?", arguments: [kind])
+    }
+
+    /// Inserts or replaces a class key row.
+    package func putClassKey(_ row: ClassKeyRow) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO classkeys (class, bymaster, bydevice) VALUES (?, ?, ?)",
+            arguments: [row.keyClass, row.byMaster, row.byDevice]
+        )
+    }
+
+    /// Inserts `row` into `table` and returns its row id.
+    ///
+    /// - Throws: `StorageError.uniqueViolation` when the primary-key hash (or persistref) already exists.
+    @discardableResult
+    package func insert(_ row: ItemRow, into table: ItemTable) throws -> Int64 {
+        let columns = ["persistref", "pk"] + table.tokenColumns + ["itemkey", "attrs", "secret"]
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ",")
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO \(table.rawValue) (\(columns.joined(separator: ","))) VALUES (\(marks))"
+        )
+        var arguments: [(any DatabaseValueConvertible)?] = [row.persistref, row.primaryKey]
+        arguments += table.tokenColumns.map { row.tokens[$0] }
+        arguments += [row.itemKey, row.attributes, row.secret]
+        try statement.execute(arguments: StatementArguments(arguments))
+        return db.lastInsertedRowID
+    }
+
+    /// Rewrites every column of the row with `row.id` (its persistref stays).
+    ///
+    /// - Throws: `StorageError.uniqueViolation` when the new primary-key hash belongs to another row.
+    package func update(_ row: ItemRow, in table: ItemTable) throws {
+        guard let id = row.id else { preconditionFailure("update needs a row id") }
+        let columns = ["pk"] + table.tokenColumns + ["itemkey", "attrs", "secret"]
+        let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
+        let statement = try db.cachedStatement(sql: "UPDATE \(table.rawValue) SET \(assignments) WHERE id = ?")
+        var arguments: [(any DatabaseValueConvertible)?] = [row.primaryKey]
+        arguments += table.tokenColumns.map { row.tokens[$0] }
+        arguments += [row.itemKey, row.attributes, row.secret, id]
+        try statement.execute(arguments: StatementArguments(arguments))
+    }
+
+    /// Deletes the row with `id` from `table`.
+    package func delete(id: Int64, from table: ItemTable) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(table.rawValue) WHERE id = ?").execute(arguments: [id])
+    }
+
+    /// Bumps the cross-process change counter; called once by every write transaction that changes items.
+    package func bumpChangeCounter() throws {
+        try db.cachedStatement(sql: "UPDATE changes SET counter = counter + 1 WHERE id = 1").execute()
+    }
+}
