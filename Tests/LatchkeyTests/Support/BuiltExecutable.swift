@@ -1,0 +1,56 @@
+import Foundation
+
+/// Locates and runs the `latchkey` executable built next to the test bundle.
+enum BuiltExecutable {
+    /// The path of the built `latchkey` binary (same build directory as the tests).
+    static var latchkey: String {
+        let bundle = Bundle.main.bundlePath
+        var directory = URL(fileURLWithPath: bundle)
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("latchkey").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        if let fromArguments = CommandLine.arguments.first.map({ URL(fileURLWithPath: $0).deletingLastPathComponent() }) {
+            var dir = fromArguments
+            for _ in 0..<4 {
+                let candidate = dir.appendingPathComponent("latchkey").path
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+                dir.deleteLastPathComponent()
+            }
+        }
+        return ".build/debug/latchkey"
+    }
+
+    /// The result of a finished process.
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `latchkey` with `arguments`, feeding `input` on standard input, and waits for it.
+    static func run(_ arguments: [String], environment: [String: String], input: String? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: latchkey)
+        process.arguments = arguments
+        process.environment = environment
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus,
+            stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self)
+        )
+    }
+}
