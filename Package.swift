@@ -9,6 +9,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        .library(name: "LatchkeyTesting", targets: ["LatchkeyTesting"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .executable(name: "latchkey-bench", targets: ["latchkey-bench"]),
     ],
@@ -41,6 +44,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "LocalAuthentication",
+            dependencies: ["Latchkey"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Security",
+            dependencies: ["Latchkey", "LocalAuthentication"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LatchkeyTesting",
+            dependencies: ["Latchkey"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
@@ -56,6 +74,15 @@ let package = Package(
         ),
         .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStorageTests", dependencies: ["LatchkeyStorage"], swiftSettings: strict),
-        .testTarget(name: "LatchkeyTests", dependencies: ["Latchkey", "LatchkeyCrypto", "LatchkeyStorage"], swiftSettings: strict),
+        .testTarget(
+            name: "LatchkeyTests",
+            dependencies: [
+                "Latchkey", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "LocalAuthentication", "Latchkey"], swiftSettings: strict),
+        .testTarget(name: "SecurityCompileTests", dependencies: ["Security", "LocalAuthentication"], swiftSettings: strict),
     ]
 )

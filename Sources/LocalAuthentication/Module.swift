@@ -1,0 +1,1 @@
+// Module `LocalAuthentication`: LAContext over a pluggable authenticator (issue 7, in progress).

@@ -1,0 +1,1 @@
+// Module `Security`: Apple-compatible SecItem API over Latchkey (issue 7, in progress).
