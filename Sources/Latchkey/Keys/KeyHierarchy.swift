@@ -63,12 +63,14 @@ enum KeyHierarchy {
     }
 
     /// Writes the key material of a brand-new keychain: file id, slots, index key, class keys.
+    ///
+    /// - Returns: The new master key, so the creator is unlocked without running the KDF again.
     static func initialize(
         _ writer: StorageWriter,
         credentials: [UnlockCredential],
         cost: KDFCost,
         device: SymmetricKey?
-    ) throws {
+    ) throws -> SymmetricKey {
         let fileID = SecureRandom.bytes(16)
         let master = KeyWrap.randomKey()
         try writer.setMeta(fileIDName, fileID)
@@ -97,6 +99,7 @@ enum KeyHierarchy {
             }
             try writer.putClassKey(ClassKeyRow(keyClass: keyClass.rawValue, byMaster: byMaster, byDevice: byDevice))
         }
+        return master
     }
 
     /// A new unlock slot wrapping `master` for `credential`.

@@ -144,9 +144,10 @@ public final class KeychainStore: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         try FileSafety.ensurePrivateDirectory(directory.isEmpty ? "." : directory)
         let device = DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
+        var master: SymmetricKey?
         let created = try mappingErrors {
             try StorageFile.create(path: path, busyTimeout: options.busyTimeout) { writer in
-                try KeyHierarchy.initialize(writer, credentials: credentials, cost: options.kdfCost, device: device)
+                master = try KeyHierarchy.initialize(writer, credentials: credentials, cost: options.kdfCost, device: device)
             }
         }
         if !created.created {
@@ -156,7 +157,11 @@ public final class KeychainStore: Sendable {
         }
         options.logger.info("created keychain", metadata: ["path": "\(path)"])
         let store = try attach(path: path, options: options, storage: created.file, device: device)
-        try store.unlock(with: credentials[0])
+        if let master {
+            try store.unlock(master: master)
+        } else {
+            try store.unlock(with: credentials[0])
+        }
         return store
     }
 
@@ -204,6 +209,14 @@ public final class KeychainStore: Sendable {
         let master = try KeyHierarchy.unlockMaster(slots: slots, credential: credential, fileID: keys.fileID)
         try keys.unlock(master: master, indexByMaster: indexByMaster, classKeys: classKeys)
         options.logger.debug("keychain unlocked", metadata: ["path": "\(path)"])
+    }
+
+    /// Unlocks with an already recovered master key (right after creation).
+    private func unlock(master: SymmetricKey) throws(KeychainError) {
+        let (indexByMaster, classKeys) = try mappingErrors {
+            try storage.read { reader in (try reader.meta(KeyHierarchy.indexByMasterName), try reader.classKeys()) }
+        }
+        try keys.unlock(master: master, indexByMaster: indexByMaster, classKeys: classKeys)
     }
 
     /// Locks: forgets the master key and the keys of `whenUnlocked` classes; `afterFirstUnlock` and
