@@ -1,0 +1,103 @@
+#if !canImport(Darwin)
+import Foundation
+
+/// An authentication failure; mirrors Apple's `LAError` (codes and raw values are Apple's).
+///
+/// Match it as on Apple platforms: `catch let error as LAError where error.code == .userCancel`, or
+/// `catch LAError.userCancel`.
+public struct LAError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `LAError.Code` with Apple's raw values.
+    public enum Code: Int, Sendable, Hashable {
+        /// `LAError.Code.authenticationFailed`: the credential was wrong.
+        case authenticationFailed = -1
+        /// `LAError.Code.userCancel`: the user cancelled.
+        case userCancel = -2
+        /// `LAError.Code.userFallback`: the user chose the fallback button.
+        case userFallback = -3
+        /// `LAError.Code.systemCancel`: the system cancelled.
+        case systemCancel = -4
+        /// `LAError.Code.passcodeNotSet`: no passcode (here: the keychain has no passphrase).
+        case passcodeNotSet = -5
+        /// `LAError.Code.biometryNotAvailable` (also `touchIDNotAvailable`).
+        case biometryNotAvailable = -6
+        /// `LAError.Code.biometryNotEnrolled` (also `touchIDNotEnrolled`).
+        case biometryNotEnrolled = -7
+        /// `LAError.Code.biometryLockout` (also `touchIDLockout`).
+        case biometryLockout = -8
+        /// `LAError.Code.appCancel`: `invalidate()` was called during an evaluation.
+        case appCancel = -9
+        /// `LAError.Code.invalidContext`: the context was invalidated.
+        case invalidContext = -10
+        /// `LAError.Code.companionNotAvailable`.
+        case companionNotAvailable = -11
+        /// `LAError.Code.biometryNotPaired`.
+        case biometryNotPaired = -12
+        /// `LAError.Code.biometryDisconnected`.
+        case biometryDisconnected = -13
+        /// `LAError.Code.invalidDimensions`.
+        case invalidDimensions = -14
+        /// `LAError.Code.notInteractive`: interaction was needed but not allowed (no terminal, or
+        /// `interactionNotAllowed`).
+        case notInteractive = -1004
+
+        /// `LAError.Code.touchIDNotAvailable` (deprecated alias).
+        public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+        /// `LAError.Code.touchIDNotEnrolled` (deprecated alias).
+        public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+        /// `LAError.Code.touchIDLockout` (deprecated alias).
+        public static var touchIDLockout: Code { .biometryLockout }
+
+        /// Lets `catch LAError.userCancel` match a thrown `LAError`.
+        public static func ~= (pattern: Code, error: any Error) -> Bool {
+            (error as? LAError)?.code == pattern
+        }
+    }
+
+    /// The failure code.
+    public let code: Code
+
+    /// Makes an error for `code`.
+    public init(_ code: Code) { self.code = code }
+
+    /// The error domain, `LAErrorDomain`.
+    public static var errorDomain: String { LAErrorDomain }
+    /// The raw code, as `NSError.code` would hold it.
+    public var errorCode: Int { code.rawValue }
+
+    /// `"LAError <code>"`.
+    public var description: String { "LAError \(code.rawValue) (\(code))" }
+
+    /// The same failure as an `NSError` in `LAErrorDomain`.
+    public var nsError: NSError { NSError(domain: LAErrorDomain, code: code.rawValue) }
+
+    /// `LAError.authenticationFailed`.
+    public static var authenticationFailed: Code { .authenticationFailed }
+    /// `LAError.userCancel`.
+    public static var userCancel: Code { .userCancel }
+    /// `LAError.userFallback`.
+    public static var userFallback: Code { .userFallback }
+    /// `LAError.systemCancel`.
+    public static var systemCancel: Code { .systemCancel }
+    /// `LAError.passcodeNotSet`.
+    public static var passcodeNotSet: Code { .passcodeNotSet }
+    /// `LAError.biometryNotAvailable`.
+    public static var biometryNotAvailable: Code { .biometryNotAvailable }
+    /// `LAError.biometryNotEnrolled`.
+    public static var biometryNotEnrolled: Code { .biometryNotEnrolled }
+    /// `LAError.biometryLockout`.
+    public static var biometryLockout: Code { .biometryLockout }
+    /// `LAError.touchIDNotAvailable`.
+    public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+    /// `LAError.touchIDNotEnrolled`.
+    public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+    /// `LAError.touchIDLockout`.
+    public static var touchIDLockout: Code { .biometryLockout }
+    /// `LAError.appCancel`.
+    public static var appCancel: Code { .appCancel }
+    /// `LAError.invalidContext`.
+    public static var invalidContext: Code { .invalidContext }
+    /// `LAError.notInteractive`.
+    public static var notInteractive: Code { .notInteractive }
+
+}
+#endif

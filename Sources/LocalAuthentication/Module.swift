@@ -1,1 +1,0 @@
-// Module `LocalAuthentication`: LAContext over a pluggable authenticator (issue 7, in progress).

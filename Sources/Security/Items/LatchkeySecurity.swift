@@ -1,0 +1,79 @@
+#if !canImport(Darwin)
+import Foundation
+import Latchkey
+import LocalAuthentication
+import Synchronization
+
+/// Which keychain the `SecItem*` functions use, and the last error's message (Latchkey-specific; Apple's
+/// `Security` has no equivalent because the system owns the keychain).
+///
+/// By default the first `SecItem*` call opens `KeychainLocation.defaultKeychainPath()`
+/// (`$LATCHKEY_KEYCHAIN`, else `$XDG_DATA_HOME/latchkey/login.keychain-db`) with the credentials named by
+/// the environment (`LATCHKEY_KEY_FILE`, `LATCHKEY_PASSPHRASE_FILE`, `LATCHKEY_PASSPHRASE`) and the
+/// process's access groups (`AccessGroups.current()`). When it cannot be opened the call returns the
+/// reason as an OSStatus (e.g. `errSecInteractionNotAllowed` when the keychain does not exist and there
+/// is no credential to create it); the next call tries again.
+///
+/// ```swift
+/// let store = try KeychainStore.open(path: "/tmp/test.keychain-db", credentials: [.passphrase(secret)])
+/// LatchkeySecurity.useStore(store)          // whole process
+/// LatchkeySecurity.withStore(store) { ... } // this task (or thread) only
+/// ```
+public enum LatchkeySecurity {
+    private static let installed = Mutex<KeychainStore?>(nil)
+    @TaskLocal private static var scoped: KeychainStore?
+
+    /// Points every `SecItem*` call of the process at `store`; `nil` returns to the lazily opened default.
+    public static func useStore(_ store: KeychainStore?) {
+        installed.withLock { $0 = store }
+    }
+
+    /// Runs `operation` with `SecItem*` calls of the current task (or thread) using `store`.
+    public static func withStore<T>(_ store: KeychainStore, operation: () throws -> T) rethrows -> T {
+        try $scoped.withValue(store, operation: operation)
+    }
+
+    /// Async variant of `withStore(_:operation:)`.
+    public static func withStore<T>(_ store: KeychainStore, operation: () async throws -> T) async rethrows -> T {
+        try await $scoped.withValue(store, operation: operation)
+    }
+
+    /// The store `SecItem*` calls use now, opening the default one if needed.
+    ///
+    /// - Throws: `KeychainError` when the default keychain cannot be opened.
+    public static func currentStore() throws(KeychainError) -> KeychainStore {
+        if let scoped { return scoped }
+        return try installed.withLock { (slot: inout KeychainStore?) throws(KeychainError) -> KeychainStore in
+            if let store = slot { return store }
+            let store = try KeychainStore.open()
+            slot = store
+            LAAuthentication.setPassphraseVerifier(passphraseVerifier(for: store))
+            return store
+        }
+    }
+
+    /// The message of the last failed `SecItem*` call on this thread (what failed and what to do);
+    /// `nil` after a successful call. Apple only logs these; messages never contain secrets or values.
+    public static var lastErrorMessage: String? {
+        Thread.current.threadDictionary[lastErrorKey] as? String
+    }
+
+    private static let lastErrorKey = "latchkey.security.lastError"
+
+    static func recordLastError(_ message: String?) {
+        Thread.current.threadDictionary[lastErrorKey] = message
+    }
+
+    /// A passphrase check against `store` (used by the terminal authenticator).
+    static func passphraseVerifier(for store: KeychainStore) -> @Sendable (SecretData) -> Bool {
+        { passphrase in
+            do {
+                try store.unlock(with: .passphrase(passphrase))
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+}
+#endif

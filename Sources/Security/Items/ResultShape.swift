@@ -1,0 +1,97 @@
+#if !canImport(Darwin)
+import Foundation
+import Latchkey
+
+/// Builds `SecItemAdd`/`SecItemCopyMatching` results (spec §4) as Foundation objects, so that
+/// `as? Data`, `as? [String: Any]` and `as? [[String: Any]]` work on swift-corelibs-foundation.
+enum ResultShape {
+    /// Attributes `SecItemAdd` does not return (spec §4.3).
+    private static let notReturnedByAdd: Set<AttributeName> = [.multiUser, .tombstone, "UUID", "persistref"]
+
+    /// One found item's value for `SecItemCopyMatching` (spec §4.1); `nil` when the flags produce none.
+    static func copyMatchingValue(_ item: FoundItem, _ returns: ReturnFlags) -> AnyObject? {
+        if returns.isEmpty { return nil }
+        if returns == .data { return item.data.map { NSData(data: $0.data) } }
+        if returns == .persistentRef { return NSData(data: item.persistentReference) }
+        if returns == .ref { return nil }  // no reference objects yet (genp/inet have none on iOS either)
+        // The client forces kSecReturnAttributes with kSecReturnData, so D+P carries every attribute;
+        // there `accc` stays in serialized form (spec §4.1).
+        let rawAccessControl = returns == [.data, .persistentRef]
+        var dictionary = attributes(of: item, rawAccessControl: rawAccessControl, excluding: [])
+        if returns.contains(.ref) {
+            dictionary["class"] = NSString(string: item.itemClass.rawValue)
+            dictionary["UUID"] = NSString(string: uuid(item.persistentReference))
+        }
+        // With kSecReturnRef no reference can be built, so Apple leaves the secret in (spec §4.1 quirk).
+        if returns.contains(.data) || returns.contains(.ref), let data = item.data {
+            dictionary["v_Data"] = NSData(data: data.data)
+        }
+        if returns.contains(.persistentRef) {
+            dictionary["v_PersistentRef"] = NSData(data: item.persistentReference)
+        }
+        return NSDictionary(dictionary: dictionary)
+    }
+
+    /// `SecItemAdd`'s result (spec §4.3); `nil` when nothing is written.
+    static func addValue(_ item: FoundItem, _ returns: ReturnFlags, accessControlGiven: Bool) -> AnyObject? {
+        if returns.isEmpty || returns == .ref { return nil }
+        if returns == .data {
+            return item.data.map { NSData(data: $0.data) as AnyObject } ?? NSNull()
+        }
+        if returns == .persistentRef { return NSData(data: item.persistentReference) }
+        var dictionary: [String: AnyObject] = [:]
+        if returns.contains(.attributes) || returns.contains(.ref) {
+            var excluded = notReturnedByAdd
+            if !accessControlGiven { excluded.insert(.accessControl) }
+            dictionary = attributes(of: item, rawAccessControl: false, excluding: excluded)
+        }
+        if returns.contains(.ref) { dictionary["class"] = NSString(string: item.itemClass.rawValue) }
+        if returns.contains(.data) || returns.contains(.ref), let data = item.data {
+            dictionary["v_Data"] = NSData(data: data.data)
+        }
+        if returns.contains(.persistentRef) {
+            dictionary["v_PersistentRef"] = NSData(data: item.persistentReference)
+        }
+        return NSDictionary(dictionary: dictionary)
+    }
+
+    /// The attribute dictionary with Apple's short keys; `accc` is synthesized for items added without one.
+    private static func attributes(
+        of item: FoundItem,
+        rawAccessControl: Bool,
+        excluding excluded: Set<AttributeName>
+    ) -> [String: AnyObject] {
+        var dictionary: [String: AnyObject] = [:]
+        for (name, value) in item.attributes where !excluded.contains(name) && name != .accessControl {
+            dictionary[name.rawValue] = ValueBridge.object(value)
+        }
+        if !excluded.contains(.accessControl) {
+            let control = accessControl(of: item)
+            dictionary["accc"] = rawAccessControl ? NSData(data: control.serialized) : control
+        }
+        return dictionary
+    }
+
+    /// The item's access control: the stored one, else its protection without constraints.
+    static func accessControl(of item: FoundItem) -> SecAccessControl {
+        let protection = item.attributes[.accessible]?.stringValue ?? "ak"
+        guard let stored = item.attributes[.accessControl]?.dataValue else {
+            return SecAccessControl(protection: protection, flags: [])
+        }
+        return SecAccessControl.deserialize(stored, fallbackProtection: protection)
+    }
+
+    /// The item's `UUID` attribute: its 16-byte persistent id in UUID form (stable per item).
+    private static func uuid(_ persistentReference: Data) -> String {
+        let bytes = [UInt8](persistentReference.suffix(16))
+        guard bytes.count == 16 else { return UUID().uuidString }
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        )
+        return uuid.uuidString
+    }
+}
+#endif

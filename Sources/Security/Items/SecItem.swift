@@ -1,0 +1,246 @@
+#if !canImport(Darwin)
+import Foundation
+import Latchkey
+import LocalAuthentication
+
+/// `SecItemAdd`: adds an item to the keychain.
+///
+/// Applies Apple's defaults (first access group, `kSecAttrAccessibleWhenUnlocked` — certificates
+/// `kSecAttrAccessibleAlways` —, creation and modification dates, empty primary-key values) and
+/// uniqueness rules. With `kSecReturn*` keys the added item is written to `result` (spec §4.3).
+///
+/// Known differences from Apple, each pinned by a test:
+/// - A dictionary holding a match key (`kSecMatchLimit` ...) or `kSecUseItemList` returns `errSecSuccess`
+///   without storing anything, as Apple's daemon does (spec §3.4 note A, inferred); pinned by
+///   `ValidationTests.addWithMatchLimitSucceedsWithoutStoring`.
+/// - `kSecValueRef` and `kSecClassIdentity` are not supported yet (`errSecParam`, `errSecUnimplemented`).
+///
+/// - Parameters:
+///   - attributes: The item: `kSecClass`, attributes, `kSecValueData`, optional `kSecReturn*` keys.
+///   - result: Receives the requested result; not written on failure or without return keys.
+/// - Returns: `errSecSuccess`, `errSecDuplicateItem`, `errSecParam`, `errSecInteractionNotAllowed`,
+///   `errSecMissingEntitlement` ...
+@discardableResult
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCalls.run { () throws -> OSStatus in
+        let request = ItemRequest.parse(attributes, for: .add)
+        let store = try SecItemCalls.prepare(request)
+        guard let itemClass = request.itemClass else { return errSecParam }
+        // Apple's daemon returns the error constant from a boolean function, i.e. "success", without
+        // inserting when an add carries match keys (spec §3.4 note A). We reproduce it deliberately.
+        if !request.otherMatchKeys.isEmpty || request.limit != nil { return errSecSuccess }
+        var values = request.attributes
+        if request.synchronizableAny { values[.synchronizable] = nil }
+        let added = try store.add(itemClass, attributes: values, data: request.secret.map { SecretData($0) })
+        if let result, let value = ResultShape.addValue(added, request.returns, accessControlGiven: request.accessControl != nil) {
+            result.pointee = value
+        }
+        return errSecSuccess
+    }
+}
+
+/// `SecItemCopyMatching`: finds items and returns them in the shape the `kSecReturn*` and
+/// `kSecMatchLimit` keys ask for (spec §4.1).
+///
+/// `kSecMatchLimitOne` (the default) or the number 1 give a single object; `kSecMatchLimitAll` or a
+/// larger number give an array, in insertion order. Nothing found is `errSecItemNotFound`, never an
+/// empty array. Attribute dictionaries use Apple's short keys (`acct`, `svce`, `v_Data` ...).
+/// Reading the secret of an item protected by `kSecAttrAccessControl` asks for authentication through
+/// `LAContext` (`kSecUseAuthenticationContext`, `kSecUseAuthenticationUI`).
+///
+/// Known differences from Apple:
+/// - `kSecReturnRef` yields no object for any class (no `SecKey`/`SecCertificate` yet); with other return
+///   keys the dictionary holds `class`, `UUID` and `v_Data` as for Apple's password items. Pinned by
+///   `ReturnShapeTests.refAloneReturnsNothing`.
+/// - Certificate match keys (`kSecMatchIssuers`, `kSecMatchPolicy`, `kSecMatchValidOnDate`,
+///   `kSecMatchTrustedOnly`, `kSecMatchEmailAddressIfPresent`) on certificates give `errSecUnimplemented`.
+///
+/// - Parameters:
+///   - query: The class, attribute filters, match, return and use keys.
+///   - result: Receives the result on success; left untouched on failure.
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam`, `errSecInteractionNotAllowed` ...
+@discardableResult
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCalls.run { () throws -> OSStatus in
+        let request = ItemRequest.parse(query, for: .copyMatching)
+        let store = try SecItemCalls.prepare(request)
+        guard let itemClass = request.itemClass else { return errSecParam }
+        try SecItemCalls.checkMatchKeys(request, itemClass)
+        let limit = request.limit ?? .one
+        let withData = request.returns.contains(.data) || request.returns.contains(.ref)
+        let postFiltered = request.hostOrSubdomain != nil || (withData && request.authenticationUI == .skip)
+        var items: [FoundItem]
+        do {
+            items = try store.find(request.query, limit: postFiltered ? .all : limit, withData: withData)
+        } catch KeychainError.Code.decode {
+            // Apple skips undecryptable rows silently: when every match is corrupt, nothing was found.
+            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
+        }
+        if let host = request.hostOrSubdomain {
+            items = items.filter { item in
+                guard let server = item.attributes[.server].flatMap(SecItemCalls.text) else { return false }
+                return server == host || server.hasSuffix("." + host)
+            }
+        }
+        if withData {
+            items = try SecItemCalls.authenticate(items, request, store)
+        }
+        if case .count(let count) = limit, items.count > count { items.removeLast(items.count - count) }
+        if limit == .one, items.count > 1 { items.removeLast(items.count - 1) }
+        guard !items.isEmpty else {
+            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
+        }
+        if let result {
+            if limit == .one {
+                result.pointee = items.first.flatMap { ResultShape.copyMatchingValue($0, request.returns) }
+            } else {
+                result.pointee = NSArray(array: items.compactMap { ResultShape.copyMatchingValue($0, request.returns) })
+            }
+        }
+        return errSecSuccess
+    }
+}
+
+/// `SecItemUpdate`: changes every item matching `query`, all or nothing.
+///
+/// The query accepts the same keys as `SecItemCopyMatching` except match and return keys (`errSecParam`);
+/// `attributesToUpdate` accepts attributes and `kSecValueData` only (anything else, including
+/// `kSecClass`, is `errSecNoSuchAttr`). The modification date strictly increases; moving an item onto
+/// another item's primary key is `errSecDuplicateItem` and changes nothing.
+///
+/// - Parameters:
+///   - query: Which items.
+///   - attributesToUpdate: New attribute values and/or a new secret.
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecDuplicateItem`, `errSecParam`,
+///   `errSecNoSuchAttr` ...
+@discardableResult
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    SecItemCalls.run { () throws -> OSStatus in
+        let request = ItemRequest.parse(query, for: .update)
+        let changes = ItemRequest.parse(attributesToUpdate, for: .updateAttributes, itemClass: request.itemClass)
+        if let error = changes.clientError { throw error }
+        let store = try SecItemCalls.prepare(request, checkingGroupFirst: true)
+        if let error = changes.parseError { throw error }
+        if let group = changes.explicitAccessGroup { try SecItemCalls.checkGroup(group, store) }
+        // Reading the old secret to re-encrypt it needs the same authentication as reading it.
+        let existing: [FoundItem]
+        do {
+            existing = try store.find(request.query, limit: .all, withData: false)
+        } catch KeychainError.Code.itemNotFound {
+            existing = []
+        } catch KeychainError.Code.decode {
+            existing = []
+        }
+        _ = try SecItemCalls.authenticate(existing, request, store)
+        try store.update(
+            request.query,
+            with: ItemChanges(attributes: changes.attributes, data: changes.secret.map { SecretData($0) })
+        )
+        return errSecSuccess
+    }
+}
+
+/// `SecItemDelete`: deletes every item matching `query`.
+///
+/// Synchronizable items leave a tombstone; `kSecValueData` and return keys are ignored; any match key
+/// (`kSecMatchLimit` included) is `errSecParam`. Without `kSecAttrSynchronizableAny` only
+/// non-synchronizable items are deleted.
+///
+/// - Parameter query: Which items.
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam` ...
+@discardableResult
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    SecItemCalls.run { () throws -> OSStatus in
+        let request = ItemRequest.parse(query, for: .delete)
+        let store = try SecItemCalls.prepare(request, checkingGroupFirst: true)
+        try store.delete(request.query)
+        return errSecSuccess
+    }
+}
+
+/// The steps every `SecItem*` call shares.
+enum SecItemCalls {
+    /// Runs a call, turning any thrown error into its OSStatus (once, in `SecStatus.from`).
+    static func run(_ body: () throws -> OSStatus) -> OSStatus {
+        do {
+            let status = try body()
+            LatchkeySecurity.recordLastError(nil)
+            return status
+        } catch {
+            return SecStatus.from(error)
+        }
+    }
+
+    /// Applies Apple's precedence (spec §5): client-side errors, then the entitlement check, then (for
+    /// Update/Delete) an explicit access group, then the dictionary parser, then an explicit access group.
+    static func prepare(_ request: ItemRequest, checkingGroupFirst: Bool = false) throws -> KeychainStore {
+        if let error = request.clientError { throw error }
+        let store = try LatchkeySecurity.currentStore()
+        let groups = store.options.accessGroups
+        guard !groups.isEmpty else {
+            throw KeychainError(
+                .missingEntitlement,
+                "This process has no keychain access groups; set LATCHKEY_ACCESS_GROUPS or add an .entitlements file."
+            )
+        }
+        if checkingGroupFirst, let group = request.explicitAccessGroup { try checkGroup(group, store) }
+        if let error = request.parseError { throw error }
+        if let group = request.explicitAccessGroup { try checkGroup(group, store) }
+        if request.itemClass == .identity {
+            throw KeychainError(.unimplemented, "kSecClassIdentity is not supported yet.")
+        }
+        return store
+    }
+
+    /// `errSecMissingEntitlement` unless `group` is one of the caller's groups.
+    static func checkGroup(_ group: String, _ store: KeychainStore) throws {
+        let groups = store.options.accessGroups
+        guard groups.contains(group) else {
+            throw KeychainError(
+                .missingEntitlement,
+                "Access group '\(group)' is not one of this process's access groups \(groups); "
+                    + "add it to LATCHKEY_ACCESS_GROUPS or the executable's .entitlements file."
+            )
+        }
+    }
+
+    /// Certificate-only and internet-only match keys on the wrong class (spec §3.4).
+    static func checkMatchKeys(_ request: ItemRequest, _ itemClass: ItemClass) throws {
+        let certificateKeys: Set<String> = ["m_Issuers", "m_Policy"]
+        let certificateFilters: Set<String> = ["m_ValidOnDate", "m_TrustedOnly", "m_EmailAddressIfPresent"]
+        for key in request.otherMatchKeys {
+            if certificateKeys.contains(key) || (certificateFilters.contains(key) && itemClass == .certificate) {
+                throw KeychainError(.unimplemented, "Certificate match key '\(key)' is not supported.")
+            }
+        }
+        if request.hostOrSubdomain != nil, itemClass != .internetPassword {
+            throw KeychainError(.unimplemented, "kSecMatchHostOrSubdomainOfHost applies to internet passwords only.")
+        }
+    }
+
+    /// A string or UTF-8 data attribute as text.
+    static func text(_ value: AttributeValue) -> String? {
+        value.stringValue ?? value.dataValue.flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// Enforces `kSecAttrAccessControl` constraints on items whose secret is about to be used:
+    /// Skip drops them, Fail is `errSecInteractionNotAllowed`, Allow authenticates once for the call.
+    static func authenticate(_ items: [FoundItem], _ request: ItemRequest, _ store: KeychainStore) throws -> [FoundItem] {
+        let protected = items.map { ResultShape.accessControl(of: $0).requiresAuthentication }
+        guard protected.contains(true) else { return items }
+        switch request.authenticationUI {
+        case .skip:
+            return zip(items, protected).filter { !$0.1 }.map(\.0)
+        case .fail:
+            throw KeychainError(.interactionNotAllowed, "The item needs user authentication and kSecUseAuthenticationUIFail was given.")
+        case .allow:
+            let context = request.authenticationContext ?? LAContext()
+            try context.authenticateForKeychain(
+                reason: request.operationPrompt,
+                verifier: LatchkeySecurity.passphraseVerifier(for: store)
+            )
+            return items
+        }
+    }
+}
+#endif
