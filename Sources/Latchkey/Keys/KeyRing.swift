@@ -17,6 +17,8 @@ final class KeyRing: Sendable {
     let fileID: Data
     let device: SymmetricKey?
     private let state: Mutex<Snapshot>
+    /// Lock-state transitions, for readiness waiters and change observers (published under `state`'s lock).
+    let lockStates = LockStateSignal(.neverUnlocked)
 
     /// Loads what the device secret alone can open (index key, `dk` and `dku` class keys).
     init(fileID: Data, device: SymmetricKey?, indexByDevice: Data?, classKeys: [ClassKeyRow]) {
@@ -85,6 +87,7 @@ final class KeyRing: Sendable {
             snapshot.lockState = .unlocked
             if snapshot.tokens == nil { snapshot.tokens = tokens }
             snapshot.classKeys.merge(unwrapped) { current, _ in current }
+            lockStates.publish(.unlocked)
         }
     }
 
@@ -95,6 +98,7 @@ final class KeyRing: Sendable {
             snapshot.master = nil
             snapshot.lockState = .locked
             snapshot.classKeys = snapshot.classKeys.filter { $0.key.requirement != .unlocked }
+            lockStates.publish(.locked)
         }
     }
 }

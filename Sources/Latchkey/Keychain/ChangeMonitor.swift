@@ -1,0 +1,215 @@
+import Foundation
+import Synchronization
+
+/// The change observers of one keychain file in this process, and the one watcher that wakes them.
+///
+/// Sources of wake-ups: writes made through `KeychainStore.transaction` in this process (at once),
+/// the file watcher (other processes' and this process's other writes, within milliseconds on
+/// Linux), and lock-state changes (each subscription catches up when its items become readable).
+/// A wake-up only makes each subscription compare the file's change counter with the last one it
+/// saw, so spurious wake-ups cost one small read.
+final class ChangeMonitor: Sendable {
+    private struct Registry {
+        var monitors: [String: ChangeMonitor] = [:]
+    }
+
+    private struct State {
+        var subscriptions: [ObjectIdentifier: ChangeSubscription] = [:]
+        var watcher: FileChangeWatcher?
+    }
+
+    /// Monitors by file path; a monitor exists while it has subscriptions.
+    private static let registry = Mutex(Registry())
+
+    private let path: String
+    private let state = Mutex(State())
+
+    private init(path: String) {
+        self.path = path
+    }
+
+    /// Wakes the observers of `store`'s file after a write committed in this process.
+    static func noteLocalWrite(to store: KeychainStore) {
+        let monitor = registry.withLock { $0.monitors[store.path] }
+        monitor?.wakeAll()
+    }
+
+    /// Adds `subscription` to the monitor of its file, starting the watcher for the first one.
+    static func add(_ subscription: ChangeSubscription) {
+        let path = subscription.store.path
+        registry.withLock { registry in
+            let monitor = registry.monitors[path] ?? ChangeMonitor(path: path)
+            registry.monitors[path] = monitor
+            monitor.state.withLock { state in
+                state.subscriptions[ObjectIdentifier(subscription)] = subscription
+                if state.watcher == nil {
+                    state.watcher = FileChangeWatcher(path: path) { [weak monitor] in monitor?.wakeAll() }
+                }
+            }
+        }
+    }
+
+    /// Removes `subscription`; the last one stops the watcher.
+    static func remove(_ subscription: ChangeSubscription) {
+        let path = subscription.store.path
+        let watcher: FileChangeWatcher? = registry.withLock { registry in
+            guard let monitor = registry.monitors[path] else { return nil }
+            return monitor.state.withLock { state in
+                state.subscriptions[ObjectIdentifier(subscription)] = nil
+                guard state.subscriptions.isEmpty else { return nil }
+                registry.monitors[path] = nil
+                defer { state.watcher = nil }
+                return state.watcher
+            }
+        }
+        watcher?.stop()
+    }
+
+    /// Whether a file has observers (for tests).
+    static func isWatching(_ path: String) -> Bool {
+        registry.withLock { $0.monitors[path] != nil }
+    }
+
+    private func wakeAll() {
+        let subscriptions = state.withLock { Array($0.subscriptions.values) }
+        for subscription in subscriptions { subscription.wake() }
+    }
+}
+
+/// One observer: a scope (a service, or one key), the last state it reported, and its stream.
+final class ChangeSubscription: Sendable {
+    /// What identifies an item's version: a new persistent reference or modification date is a change.
+    private struct Fingerprint: Equatable {
+        var persistentReference: Data
+        var modificationDate: Date?
+    }
+
+    private struct State {
+        /// The items last reported, by key; `nil` until they could be read once.
+        var baseline: [String: Fingerprint]?
+        /// The file's change counter when `baseline` was read.
+        var counter: Int64?
+        /// Whether a refresh is queued.
+        var scheduled = false
+        var finished = false
+        var lockToken: LockStateSignal.Token?
+    }
+
+    let store: KeychainStore
+    private let query: ItemQuery
+    private let continuation: AsyncStream<Result<KeychainChange, KeychainError>>.Continuation
+    private let queue = DispatchQueue(label: "latchkey.changes")
+    private let state = Mutex(State())
+
+    /// Starts observing `query` (generic passwords of one service, optionally one account).
+    ///
+    /// Reads the current items first (on the calling thread), so that every change committed after
+    /// this returns is reported.
+    static func start(store: KeychainStore, query: ItemQuery) -> KeychainChanges {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Result<KeychainChange, KeychainError>.self,
+            bufferingPolicy: .unbounded
+        )
+        let subscription = ChangeSubscription(store: store, query: query, continuation: continuation)
+        ChangeMonitor.add(subscription)
+        let token = store.keys.lockStates.observe { [weak subscription] _ in subscription?.wake() }
+        subscription.state.withLock { $0.lockToken = token }
+        continuation.onTermination = { _ in subscription.finish() }
+        // The baseline, serialised with the refreshes that wake-ups queue.
+        subscription.queue.sync { subscription.refresh() }
+        return KeychainChanges(stream: stream)
+    }
+
+    private init(
+        store: KeychainStore,
+        query: ItemQuery,
+        continuation: AsyncStream<Result<KeychainChange, KeychainError>>.Continuation
+    ) {
+        self.store = store
+        self.query = query
+        self.continuation = continuation
+    }
+
+    /// Schedules a refresh unless one is already queued (wake-ups coalesce).
+    func wake() {
+        let schedule = state.withLock { state in
+            guard !state.scheduled, !state.finished else { return false }
+            state.scheduled = true
+            return true
+        }
+        if schedule { queue.async { self.refresh() } }
+    }
+
+    /// Compares the file's change counter with the last one seen and reports the net changes.
+    private func refresh() {
+        let last = state.withLock { state in
+            state.scheduled = false
+            return (state.counter, state.baseline != nil, state.finished)
+        }
+        guard !last.2 else { return }
+        do throws(KeychainError) {
+            let counter = try store.changeCounter()
+            if last.1, counter == last.0 { return }
+            let items = try currentItems()
+            let changes: [KeychainChange] = state.withLock { state in
+                defer {
+                    state.baseline = items.mapValues(\.fingerprint)
+                    state.counter = counter
+                }
+                guard let baseline = state.baseline else { return [] }
+                return Self.diff(baseline, items)
+            }
+            for change in changes { continuation.yield(.success(change)) }
+        } catch where error.code == .interactionNotAllowed {
+            // Locked: the lock-state observer wakes this subscription when the items become readable.
+        } catch {
+            continuation.yield(.failure(error))
+            continuation.finish()
+        }
+    }
+
+    private func currentItems() throws(KeychainError) -> [String: (fingerprint: Fingerprint, metadata: KeychainItemMetadata)] {
+        let found: [FoundItem]
+        do {
+            found = try store.find(query, limit: .all, withData: false)
+        } catch where error.code == .itemNotFound {
+            found = []
+        }
+        var items: [String: (fingerprint: Fingerprint, metadata: KeychainItemMetadata)] = [:]
+        for item in found {
+            guard let key = Keychain.key(of: item.attributes), items[key] == nil else { continue }
+            let metadata = KeychainItemMetadata(item)
+            items[key] = (Fingerprint(persistentReference: item.persistentReference, modificationDate: metadata.modificationDate), metadata)
+        }
+        return items
+    }
+
+    private static func diff(
+        _ old: [String: Fingerprint],
+        _ new: [String: (fingerprint: Fingerprint, metadata: KeychainItemMetadata)]
+    ) -> [KeychainChange] {
+        var changes: [KeychainChange] = []
+        for (key, item) in new {
+            if let previous = old[key] {
+                if previous != item.fingerprint { changes.append(KeychainChange(key: key, kind: .updated, metadata: item.metadata)) }
+            } else {
+                changes.append(KeychainChange(key: key, kind: .added, metadata: item.metadata))
+            }
+        }
+        for key in old.keys where new[key] == nil {
+            changes.append(KeychainChange(key: key, kind: .removed, metadata: nil))
+        }
+        return changes.sorted { $0.key < $1.key }
+    }
+
+    /// Stops observing (the consumer went away, or the file failed).
+    private func finish() {
+        let token: LockStateSignal.Token? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            return state.lockToken
+        }
+        if let token { store.keys.lockStates.removeObserver(token) }
+        ChangeMonitor.remove(self)
+    }
+}

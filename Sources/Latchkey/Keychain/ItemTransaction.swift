@@ -1,0 +1,234 @@
+import Crypto
+import Foundation
+import LatchkeyCrypto
+import LatchkeyStorage
+
+/// Several item operations in one write transaction: either all of them commit or none does.
+///
+/// The high-level `Keychain` needs this for upserts (find, then update or add), `removeAll` across
+/// classes and migrations. Each operation repeats, step for step, the one-shot operation of the same
+/// name in `KeychainStore+Items.swift` (same coercion, defaults, sealing, uniqueness and tombstone
+/// rules); `KeychainTransactionParityTests` pins the two together. The core's one-shot operations
+/// could be re-expressed as single-operation transactions so that the rules exist once.
+///
+/// Not `Sendable`: it lives only inside the closure given to `KeychainStore.transaction(_:)`.
+final class ItemTransaction {
+    let store: KeychainStore
+    let writer: StorageWriter
+    let snapshot: KeyRing.Snapshot
+    let tokens: TokenCache
+    /// Whether an item changed (the change counter is bumped once, at commit).
+    private(set) var changed = false
+
+    init(store: KeychainStore, writer: StorageWriter, snapshot: KeyRing.Snapshot, tokens: TokenCache) {
+        self.store = store
+        self.writer = writer
+        self.snapshot = snapshot
+        self.tokens = tokens
+    }
+
+    /// The live items matching `query` inside the transaction (empty when none match).
+    ///
+    /// - Throws: `interactionNotAllowed` when a matching row's class is locked.
+    func find(_ query: ItemQuery, withData: Bool) throws -> (plan: QueryPlan, rows: [KeychainStore.OpenedRow]) {
+        let plan = try store.plan(query)
+        let filter = try store.rowFilter(plan, tokens: tokens, limit: nil)
+        let (rows, _) = try store.openRows(
+            reader: writer.reader,
+            plan: plan,
+            filter: filter,
+            withSecret: withData,
+            snapshot
+        )
+        return (plan, rows)
+    }
+
+    /// Adds an item with `KeychainStore.add`'s defaults and uniqueness rules.
+    ///
+    /// - Throws: `duplicateItem` when a live item has the same primary key.
+    @discardableResult
+    func add(_ itemClass: ItemClass, attributes: [AttributeName: AttributeValue], data: SecretData?) throws
+        -> FoundItem
+    {
+        let (table, schema) = try store.tableAndSchema(itemClass)
+        var values = try schema.coerce(attributes)
+        values[.sha1] = nil
+        values["UUID"] = nil
+        if let group = values[.accessGroup]?.stringValue {
+            try store.checkAccessGroup(group)
+        } else {
+            guard let first = store.options.accessGroups.first else { throw store.missingGroups() }
+            values[.accessGroup] = .string(first)
+        }
+        if values[.accessible] == nil {
+            let defaultClass: Accessibility = itemClass == .certificate ? .always : .whenUnlocked
+            values[.accessible] = .string(defaultClass.rawValue)
+        }
+        for (name, spec) in schema.attributes where values[name] == nil {
+            if let value = spec.defaultValue { values[name] = value }
+        }
+        let now = AttributeValue.date(Date())
+        values[.creationDate] = now
+        values[.modificationDate] = now
+        values[.sha1] = .data(ItemCrypto.digest(values, secret: data))
+        guard let code = values[.accessible]?.stringValue, let keyClass = Accessibility(rawValue: code) else {
+            throw KeychainError(.param, "Invalid accessibility value.")
+        }
+        if keyClass == .whenPasscodeSetThisDeviceOnly, try !writer.reader.slots().contains(where: { $0.kind == "passphrase" }) {
+            throw KeychainError(
+                .authFailed,
+                "Items accessible 'whenPasscodeSetThisDeviceOnly' need a keychain with a passphrase."
+            )
+        }
+        let persistref = SecureRandom.bytes(16)
+        let row = try ItemCrypto.seal(
+            table: table,
+            persistref: persistref,
+            attributes: values,
+            secret: data,
+            classKey: try store.classKey(keyClass, snapshot),
+            tokens: tokens,
+            schema: schema
+        )
+        do {
+            try writer.insert(row, into: table)
+        } catch StorageError.uniqueViolation {
+            let existing = try writer.reader.select(
+                from: table,
+                where: RowFilter(primaryKey: row.primaryKey),
+                includeSecret: false
+            )
+            guard let old = existing.first, let oldID = old.id, try store.isReplaceable(old, table, tokens, snapshot)
+            else {
+                throw KeychainError(.duplicateItem, "The specified item already exists in the keychain.")
+            }
+            try writer.delete(id: oldID, from: table)
+            try writer.insert(row, into: table)
+        }
+        changed = true
+        return FoundItem(
+            itemClass: itemClass,
+            attributes: values,
+            data: data,
+            persistentReference: KeychainStore.persistentReference(itemClass, persistref)
+        )
+    }
+
+    /// Updates one item found by `find`, with `KeychainStore.update`'s rules (strictly increasing
+    /// modification date, re-encryption under a new class, tombstone when a synchronizable item's
+    /// primary key changes).
+    ///
+    /// - Parameters:
+    ///   - item: A row returned by `find(_:withData: true)` in this transaction.
+    ///   - changes: New attribute values and, optionally, a new secret.
+    /// - Throws: `duplicateItem` when the change would collide with another item's primary key.
+    func update(_ item: KeychainStore.OpenedRow, plan: QueryPlan, with changes: ItemChanges) throws {
+        var newValues = try plan.schema.coerce(changes.attributes)
+        newValues[.multiUser] = nil
+        for name: AttributeName in [.creationDate, .modificationDate, .sha1, "UUID"] { newValues[name] = nil }
+        if let group = newValues[.accessGroup]?.stringValue { try store.checkAccessGroup(group) }
+        var values = item.attributes
+        values.merge(newValues) { _, new in new }
+        let secret = changes.data ?? item.secret
+        let oldDate = item.attributes[.modificationDate]?.dateValue ?? .distantPast
+        values[.modificationDate] = .date(max(Date(), oldDate.addingTimeInterval(0.001)))
+        values[.sha1] = .data(ItemCrypto.digest(values, secret: secret))
+        guard let code = values[.accessible]?.stringValue, let keyClass = Accessibility(rawValue: code) else {
+            throw KeychainError(.param, "Invalid accessibility value.")
+        }
+        var row = try ItemCrypto.seal(
+            table: plan.table,
+            persistref: item.row.persistref,
+            attributes: values,
+            secret: secret,
+            classKey: try store.classKey(keyClass, snapshot),
+            tokens: tokens,
+            schema: plan.schema
+        )
+        row.id = item.row.id
+        do {
+            try writer.update(row, in: plan.table)
+        } catch StorageError.uniqueViolation {
+            throw KeychainError(.duplicateItem, "The update would make two items with the same primary key.")
+        }
+        if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
+            try writer.insert(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
+        }
+        changed = true
+    }
+
+    /// Deletes one item found by `find`; a synchronizable item leaves a tombstone, as in `KeychainStore.delete`.
+    func delete(_ item: KeychainStore.OpenedRow, plan: QueryPlan) throws {
+        guard let id = item.row.id else { return }
+        if item.attributes[.synchronizable]?.numberValue == 1 {
+            var tombstone = try tombstone(of: item, plan: plan, fresh: false)
+            tombstone.id = id
+            try writer.update(tombstone, in: plan.table)
+        } else {
+            try writer.delete(id: id, from: plan.table)
+        }
+        changed = true
+    }
+
+    /// A tombstone row for a deleted synchronizable item: primary key, dates and accessibility only.
+    private func tombstone(of item: KeychainStore.OpenedRow, plan: QueryPlan, fresh: Bool) throws -> ItemRow {
+        var values: [AttributeName: AttributeValue] = [:]
+        for name in plan.schema.primaryKey { values[name] = item.attributes[name] }
+        values[.creationDate] = item.attributes[.creationDate]
+        values[.accessible] = .string(item.keyClass.rawValue)
+        values[.modificationDate] = .date(Date())
+        values[.tombstone] = .number(1)
+        return try ItemCrypto.seal(
+            table: plan.table,
+            persistref: fresh ? SecureRandom.bytes(16) : item.row.persistref,
+            attributes: values,
+            secret: nil,
+            classKey: try store.classKey(item.keyClass, snapshot),
+            tokens: tokens,
+            schema: plan.schema
+        )
+    }
+}
+
+extension KeychainStore {
+    /// Runs `body` in one write transaction; anything it throws rolls every change back.
+    ///
+    /// The change counter is bumped once when an item changed. `body` must not call the store's own
+    /// one-shot operations (SQLite transactions do not nest): use the transaction's methods.
+    func transaction<T>(_ body: (ItemTransaction) throws -> T) throws(KeychainError) -> T {
+        let snapshot = keys.snapshot()
+        let tokens = try tokenCache(snapshot)
+        let result = try write { writer in
+            let transaction = ItemTransaction(store: self, writer: writer, snapshot: snapshot, tokens: tokens)
+            let result = try body(transaction)
+            if transaction.changed { try writer.bumpChangeCounter() }
+            return (result, transaction.changed)
+        }
+        if result.1 { ChangeMonitor.noteLocalWrite(to: self) }
+        return result.0
+    }
+
+    /// Whether an item matches `query`, answered from the search tokens alone when every filter has a
+    /// token column: no class key is needed, so it works while the item's class is locked.
+    ///
+    /// - Throws: `interactionNotAllowed` only when the keychain's index key is not available at all
+    ///   (never unlocked in this process and no device secret for it).
+    func exists(_ query: ItemQuery) throws(KeychainError) -> Bool {
+        let plan = try plan(query)
+        guard plan.fullyIndexed, plan.persistref == nil else {
+            do {
+                _ = try find(query, limit: .one, withData: false)
+                return true
+            } catch where error.code == .itemNotFound {
+                return false
+            }
+        }
+        let tokens = try tokenCache(keys.snapshot())
+        let filter = try rowFilter(plan, tokens: tokens, limit: 1)
+        return try mappingErrors {
+            try storage.read { reader in
+                try !reader.select(from: plan.table, where: filter, includeSecret: false).isEmpty
+            }
+        }
+    }
+}

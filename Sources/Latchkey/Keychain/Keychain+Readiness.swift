@@ -1,0 +1,42 @@
+extension Keychain {
+    /// Waits until the items this keychain reads can be read, then returns.
+    ///
+    /// "Readable" follows the keychain's `accessibility`: `whenUnlocked` classes need the keychain
+    /// unlocked in this process; `afterFirstUnlock` classes need one unlock since the keychain was
+    /// opened (they stay readable after `lock()`); `always` classes are readable at once. Returns
+    /// immediately when that is already the case.
+    ///
+    /// Use it where an app would otherwise treat a locked keychain as "logged out":
+    ///
+    /// ```swift
+    /// do {
+    ///     token = try await keychain.string(forKey: "token")
+    /// } catch KeychainError.Code.interactionNotAllowed {
+    ///     try await keychain.waitUntilAvailable()
+    ///     token = try await keychain.string(forKey: "token")
+    /// }
+    /// ```
+    ///
+    /// The signal is the store's lock state in this process (`KeychainStore.lockStateUpdates()`): any
+    /// unlock (a passphrase typed into a prompt, a key file, a per-user agent that hands this process
+    /// its keys) wakes every waiter at once, with no polling.
+    ///
+    /// - Throws: `CancellationError` when the waiting task is cancelled; `KeychainError` when the
+    ///   default store cannot be opened.
+    public func waitUntilAvailable() async throws {
+        try Task.checkCancellation()
+        let keychain = self
+        let store = try await BlockingWork.run { () throws(KeychainError) -> KeychainStore in try keychain.resolvedStore() }
+        for await state in store.lockStateUpdates() where state.permits(accessibility) {
+            return
+        }
+        throw CancellationError()
+    }
+
+    /// Whether the items this keychain reads are readable now (see `waitUntilAvailable()`).
+    ///
+    /// - Throws: `KeychainError` when the default store cannot be opened.
+    public func isAvailable() throws(KeychainError) -> Bool {
+        try resolvedStore().keys.lockStates.current.permits(accessibility)
+    }
+}

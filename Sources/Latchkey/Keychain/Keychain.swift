@@ -1,0 +1,207 @@
+import Foundation
+
+/// A typed, `Sendable` view of the keychain: one service's items, with the attributes new items get.
+///
+/// `Keychain` is a small value: copy it, store it in a `static let`, pass it between tasks. Each
+/// configuration method returns a changed copy, so a base keychain can be specialised per call site.
+/// Items are generic passwords whose service is `service` and whose account is the key you pass.
+///
+/// ```swift
+/// let keychain = Keychain(service: "com.example.app")
+/// try keychain.set("s3cret", forKey: "api-token")
+/// let token = try keychain.string(forKey: "api-token")      // String?
+///
+/// let background = keychain.accessibility(.afterFirstUnlock).label("Sync token")
+/// try await background.set(session, forKey: "session")       // any Codable value, async
+/// ```
+///
+/// Every operation exists twice: a synchronous one that runs on the calling thread, and an `async`
+/// one with the same name that runs the blocking SQLite and crypto work on a dedicated queue and never
+/// blocks the caller's executor.
+///
+/// Errors are `KeychainError`. A missing item is `nil` (or `false`), never an error; a keychain too
+/// locked to read the item is `KeychainError.Code.interactionNotAllowed` (-25308), never `nil`.
+public struct Keychain: Sendable, CustomStringConvertible {
+    /// Where a keychain's items live: the process-wide default store or a given one.
+    enum Backing: Sendable {
+        case shared
+        case store(KeychainStore)
+    }
+
+    /// The service (`kSecAttrService`) of every item this keychain reads and writes.
+    public private(set) var service: String
+    /// The access group of new items and of searches; `nil` writes to the process's first group and
+    /// searches all of the process's groups.
+    public private(set) var accessGroup: String?
+    /// When new (and rewritten) items are readable. Default `.afterFirstUnlock`: readable by background
+    /// work once the keychain has been unlocked once, as KeychainAccess and SimpleKeychain default to.
+    public private(set) var accessibility: Accessibility
+    /// Whether reads and writes concern local items, synchronizable items or both. Default `.localOnly`.
+    public private(set) var synchronizable: SyncPolicy
+    /// The label (`kSecAttrLabel`) written with each item; `nil` leaves an item's label as it is.
+    public private(set) var label: String?
+    /// The comment (`kSecAttrComment`) written with each item; `nil` leaves an item's comment as it is.
+    public private(set) var comment: String?
+    /// Encodes `Encodable` values (not `String` or `Data`). Default: JSON with sorted keys.
+    public private(set) var encoder: any KeychainValueEncoder
+    /// Decodes `Decodable` values (not `String` or `Data`). Default: JSON.
+    public private(set) var decoder: any KeychainValueDecoder
+    var backing: Backing
+
+    /// Makes a keychain for one service.
+    ///
+    /// - Parameters:
+    ///   - service: The service of its items, typically a reverse-DNS name.
+    ///   - accessGroup: A shared access group, or `nil` for the process's default group.
+    ///   - accessibility: When new items are readable (default `.afterFirstUnlock`).
+    ///   - synchronizable: Local, synchronizable or both (default `.localOnly`).
+    ///   - store: The keychain file to use; `nil` for the process-wide default
+    ///     (`Keychain.defaultStore()`), opened on first use.
+    public init(
+        service: String,
+        accessGroup: String? = nil,
+        accessibility: Accessibility = .afterFirstUnlock,
+        synchronizable: SyncPolicy = .localOnly,
+        store: KeychainStore? = nil
+    ) {
+        self.service = service
+        self.accessGroup = accessGroup
+        self.accessibility = accessibility
+        self.synchronizable = synchronizable
+        self.label = nil
+        self.comment = nil
+        self.encoder = DefaultValueCoder.encoder
+        self.decoder = DefaultValueCoder.decoder
+        self.backing = store.map(Backing.store) ?? .shared
+    }
+
+    /// The process's default keychain: service = the process's first access group (its bundle
+    /// identifier or executable name, see `AccessGroups.current()`), default store.
+    ///
+    /// `@KeychainStored` uses it when given no keychain.
+    public static var standard: Keychain { Keychain(service: defaultService) }
+
+    private static let defaultService: String = AccessGroups.current().first ?? "latchkey"
+
+    /// A copy whose new and rewritten items have another accessibility.
+    ///
+    /// `set` on an existing item changes its accessibility in place (re-encrypting it), without a
+    /// duplicate-item error.
+    public func accessibility(_ accessibility: Accessibility) -> Keychain {
+        var copy = self
+        copy.accessibility = accessibility
+        return copy
+    }
+
+    /// A copy that reads and writes in `accessGroup` (`nil`: default group for writes, all for reads).
+    public func accessGroup(_ accessGroup: String?) -> Keychain {
+        var copy = self
+        copy.accessGroup = accessGroup
+        return copy
+    }
+
+    /// A copy with another synchronizable policy.
+    public func synchronizable(_ policy: SyncPolicy) -> Keychain {
+        var copy = self
+        copy.synchronizable = policy
+        return copy
+    }
+
+    /// A copy for another service, with the same settings.
+    public func service(_ service: String) -> Keychain {
+        var copy = self
+        copy.service = service
+        return copy
+    }
+
+    /// A copy that writes `label` with each item (`nil` leaves labels alone).
+    public func label(_ label: String?) -> Keychain {
+        var copy = self
+        copy.label = label
+        return copy
+    }
+
+    /// A copy that writes `comment` with each item (`nil` leaves comments alone).
+    public func comment(_ comment: String?) -> Keychain {
+        var copy = self
+        copy.comment = comment
+        return copy
+    }
+
+    /// A copy that encodes and decodes `Codable` values with other coders.
+    ///
+    /// - Parameters:
+    ///   - encoder: For example a configured `JSONEncoder` or a `PropertyListEncoder`.
+    ///   - decoder: The matching decoder.
+    public func coder(encoder: any KeychainValueEncoder, decoder: any KeychainValueDecoder) -> Keychain {
+        var copy = self
+        copy.encoder = encoder
+        copy.decoder = decoder
+        return copy
+    }
+
+    /// A copy that uses another keychain file (for example a `LatchkeyTesting` keychain).
+    public func store(_ store: KeychainStore) -> Keychain {
+        var copy = self
+        copy.backing = .store(store)
+        return copy
+    }
+
+    /// The keychain file this keychain uses, opening the process-wide default one on first use.
+    ///
+    /// - Throws: `KeychainError` from `KeychainStore.open` when the default keychain cannot be opened.
+    public func resolvedStore() throws(KeychainError) -> KeychainStore {
+        switch backing {
+        case .store(let store): store
+        case .shared: try Self.defaultStore()
+        }
+    }
+
+    /// The settings only; the service and labels are attribute values and are not printed.
+    public var description: String {
+        "Keychain(accessibility: \(accessibility), synchronizable: \(synchronizable), "
+            + "accessGroup: \(accessGroup == nil ? "default" : "explicit"))"
+    }
+}
+
+// MARK: - Queries
+
+extension Keychain {
+    /// The account value of `key`.
+    static func account(_ key: String) -> AttributeValue { .string(key) }
+
+    /// The query for one key, or for every key of the service when `key` is `nil`.
+    func query(forKey key: String?) -> ItemQuery {
+        var attributes: [AttributeName: AttributeValue] = [.service: .string(service)]
+        if let key { attributes[.account] = Self.account(key) }
+        if let accessGroup { attributes[.accessGroup] = .string(accessGroup) }
+        return ItemQuery(.genericPassword, attributes: attributes, synchronizable: synchronizable.queryFilter)
+    }
+
+    /// The attributes a new item for `key` gets.
+    func newItemAttributes(forKey key: String) -> [AttributeName: AttributeValue] {
+        var attributes = settableAttributes()
+        attributes[.service] = .string(service)
+        attributes[.account] = Self.account(key)
+        attributes[.synchronizable] = synchronizable.newItemValue
+        if let accessGroup { attributes[.accessGroup] = .string(accessGroup) }
+        return attributes
+    }
+
+    /// The non-key attributes a write sets on an existing item.
+    func settableAttributes() -> [AttributeName: AttributeValue] {
+        var attributes: [AttributeName: AttributeValue] = [.accessible: .string(accessibility.rawValue)]
+        if let label { attributes[.label] = .string(label) }
+        if let comment { attributes[.comment] = .string(comment) }
+        return attributes
+    }
+
+    /// An item's key, from its account attribute (String, or Data holding UTF-8).
+    static func key(of attributes: [AttributeName: AttributeValue]) -> String? {
+        switch attributes[.account] {
+        case .string(let text): text
+        case .data(let bytes): String(data: bytes, encoding: .utf8)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+extension KeychainMigration {
+    /// Plans and applies (or, for a dry run, plans and rolls back) the migration in one transaction.
+    func execute(dryRun: Bool) throws -> MigrationReport {
+        let store = try source.resolvedStore()
+        guard try destination.resolvedStore().path == store.path else {
+            throw KeychainError(
+                .param,
+                "A migration must stay within one keychain file to be atomic; the source and destination keychains use different files."
+            )
+        }
+        var report = MigrationReport(entries: [], isDryRun: dryRun)
+        var transformError: (any Error)?
+        var completedDryRun = false
+        do {
+            try store.transaction { transaction in
+                report.entries = try migrate(in: transaction, transformError: &transformError)
+                let conflicts = report.entries(.conflict).count
+                if conflicts > 0, !dryRun {
+                    throw KeychainError(
+                        .duplicateItem,
+                        "\(conflicts) migrated key(s) already exist in the destination; nothing was migrated. "
+                            + "List them with dryRun(), or choose the conflict policy .replaceDestination or .keepDestination."
+                    )
+                }
+                if dryRun {
+                    completedDryRun = true
+                    throw KeychainError(.userCanceled, "Dry run: rolled back.")
+                }
+            }
+        } catch {
+            if completedDryRun { return report }
+            if let transformError { throw transformError }
+            throw error
+        }
+        return report
+    }
+
+    /// Migrates every source item inside `transaction`; returns one entry per source item.
+    private func migrate(in transaction: ItemTransaction, transformError: inout (any Error)?) throws
+        -> [MigrationReport.Entry]
+    {
+        let (plan, items) = try transaction.find(source.query(forKey: nil), withData: true)
+        let sourceIDs = Set(items.compactMap(\.row.id))
+        var processed: Set<Int64> = []
+        var entries: [MigrationReport.Entry] = []
+        for item in items {
+            if let id = item.row.id { processed.insert(id) }
+            guard let sourceKey = Keychain.key(of: item.attributes) else { continue }
+            let metadata = KeychainItemMetadata(
+                attributes: item.attributes,
+                persistentReference: KeychainStore.persistentReference(.genericPassword, item.row.persistref)
+            )
+            var proposed = Item(
+                key: sourceKey,
+                value: item.secret ?? SecretData([]),
+                label: destination.label ?? metadata.label,
+                comment: destination.comment ?? metadata.comment,
+                sourceKey: sourceKey,
+                sourceMetadata: metadata
+            )
+            if let transform {
+                do {
+                    guard let rewritten = try transform(proposed) else {
+                        entries.append(.init(sourceKey: sourceKey, destinationKey: sourceKey, action: .skippedByTransform))
+                        continue
+                    }
+                    proposed = rewritten
+                } catch {
+                    transformError = error
+                    throw error
+                }
+            }
+            var entry = MigrationReport.Entry(sourceKey: sourceKey, destinationKey: proposed.key, action: .moved)
+            let group = destination.accessGroup ?? metadata.accessGroup
+            let synchronizable: Bool =
+                switch destination.synchronizable {
+                case .localOnly: false
+                case .synchronized: true
+                case .any: metadata.isSynchronizable
+                }
+            var attributes: [AttributeName: AttributeValue] = [.accessible: .string(destination.accessibility.rawValue)]
+            if let label = proposed.label { attributes[.label] = .string(label) }
+            if let comment = proposed.comment { attributes[.comment] = .string(comment) }
+            let samePrimaryKey =
+                destination.service == source.service && proposed.key == sourceKey && group == metadata.accessGroup
+                && synchronizable == metadata.isSynchronizable
+            if samePrimaryKey {
+                try transaction.update(item, plan: plan, with: ItemChanges(attributes: attributes, data: proposed.value))
+                entry.action = .rewrittenInPlace
+                entries.append(entry)
+                continue
+            }
+            attributes[.service] = .string(destination.service)
+            attributes[.account] = Keychain.account(proposed.key)
+            if let group { attributes[.accessGroup] = .string(group) }
+            attributes[.synchronizable] = .bool(synchronizable)
+            var target = ItemQuery(.genericPassword, synchronizable: synchronizable ? .yes : .no)
+            for name: AttributeName in [.service, .account, .accessGroup] { target.attributes[name] = attributes[name] }
+            let (targetPlan, occupants) = try transaction.find(target, withData: false)
+            entry.action = mode == .move ? .moved : .copied
+            if let occupant = occupants.first {
+                let pendingSource = occupant.row.id.map { sourceIDs.contains($0) && !processed.contains($0) } ?? false
+                switch conflictPolicy {
+                case .fail:
+                    entry.action = .conflict
+                case .keepDestination:
+                    entry.action = .keptDestination
+                case .replaceDestination where pendingSource:
+                    // Another source item still to migrate sits there: replacing it would lose it.
+                    entry.action = .conflict
+                case .replaceDestination:
+                    try transaction.delete(occupant, plan: targetPlan)
+                    entry.action = .replacedDestination
+                }
+                if entry.action != .replacedDestination {
+                    entries.append(entry)
+                    continue
+                }
+            }
+            if mode == .move { try transaction.delete(item, plan: plan) }
+            try transaction.add(.genericPassword, attributes: attributes, data: proposed.value)
+            entries.append(entry)
+        }
+        return entries
+    }
+}
+
+extension Keychain {
+    /// Moves this keychain's items to `destination` atomically (see `KeychainMigration`).
+    ///
+    /// ```swift
+    /// try keychain.migrate(to: keychain.accessibility(.afterFirstUnlock))   // re-class in place
+    /// try old.migrate(to: new, conflictPolicy: .keepDestination)
+    /// ```
+    ///
+    /// - Returns: What was done, item by item.
+    /// - Throws: See `KeychainMigration.run()`; nothing changed when it throws.
+    @discardableResult
+    public func migrate(
+        to destination: Keychain,
+        conflictPolicy: KeychainMigration.ConflictPolicy = .fail,
+        mode: KeychainMigration.Mode = .move,
+        transform: KeychainMigration.Transform? = nil
+    ) throws -> MigrationReport {
+        try KeychainMigration(from: self, to: destination, conflictPolicy: conflictPolicy, mode: mode, transform: transform)
+            .run()
+    }
+
+    /// Migrates off the caller's executor (see the synchronous `migrate(to:conflictPolicy:mode:transform:)`).
+    @discardableResult
+    public func migrate(
+        to destination: Keychain,
+        conflictPolicy: KeychainMigration.ConflictPolicy = .fail,
+        mode: KeychainMigration.Mode = .move,
+        transform: KeychainMigration.Transform? = nil
+    ) async throws -> MigrationReport {
+        try await KeychainMigration(from: self, to: destination, conflictPolicy: conflictPolicy, mode: mode, transform: transform)
+            .run()
+    }
+}

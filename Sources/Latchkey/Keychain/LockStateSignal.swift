@@ -1,0 +1,76 @@
+import Synchronization
+
+/// Broadcasts one keychain's lock state in this process to observers, as it changes.
+///
+/// `KeyRing` publishes every transition while holding its own lock, so observers see transitions in
+/// the order they happened. Observers are callbacks (cheap, synchronous, never blocking) or an
+/// `AsyncStream` built on them. This is the one readiness signal: whatever unlocks the key ring (a
+/// passphrase, a key file, later a per-user agent handing the keys over) reaches every waiter.
+final class LockStateSignal: Sendable {
+    /// Identifies a registered observer.
+    struct Token: Sendable, Hashable {
+        fileprivate let id: UInt64
+    }
+
+    private struct State {
+        var current: LockState
+        var nextID: UInt64 = 0
+        var observers: [UInt64: @Sendable (LockState) -> Void] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    init(_ initial: LockState) {
+        state = Mutex(State(current: initial))
+    }
+
+    /// The last published state.
+    var current: LockState { state.withLock { $0.current } }
+
+    /// Records `newState` and tells every observer when it differs from the current one.
+    ///
+    /// Observers run synchronously, under this signal's lock: they must only hand the state on
+    /// (yield to a stream, schedule work), never call back into the signal.
+    func publish(_ newState: LockState) {
+        state.withLock { state in
+            guard state.current != newState else { return }
+            state.current = newState
+            for observer in state.observers.values { observer(newState) }
+        }
+    }
+
+    /// Registers `observer`, calls it at once with the current state, and then on every change.
+    func observe(_ observer: @escaping @Sendable (LockState) -> Void) -> Token {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.observers[id] = observer
+            observer(state.current)
+            return Token(id: id)
+        }
+    }
+
+    /// Stops calling an observer.
+    func removeObserver(_ token: Token) {
+        _ = state.withLock { $0.observers.removeValue(forKey: token.id) }
+    }
+
+    /// The current state, then every change, until the consumer stops iterating.
+    func updates() -> AsyncStream<LockState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LockState.self, bufferingPolicy: .bufferingNewest(8))
+        let token = observe { continuation.yield($0) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        return stream
+    }
+}
+
+extension LockState {
+    /// Whether items of `accessibility` can be opened in this state (ignoring device-secret binding).
+    func permits(_ accessibility: Accessibility) -> Bool {
+        switch accessibility.requirement {
+        case .unlocked: self == .unlocked
+        case .firstUnlock: self != .neverUnlocked
+        case .none: true
+        }
+    }
+}

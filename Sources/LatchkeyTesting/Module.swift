@@ -1,1 +1,0 @@
-// Module `LatchkeyTesting`: temporary and in-memory keychains for tests (issue 6, in progress).

@@ -1,0 +1,177 @@
+import Foundation
+import Latchkey
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An isolated keychain for tests: its own file, device secret and access groups in a fresh private
+/// directory, removed when the value is released. Nothing touches the user's real keychain.
+///
+/// ```swift
+/// import LatchkeyTesting
+///
+/// @Test func tokenRoundTrips() throws {
+///     let test = try TestKeychain()                   // or TestKeychain.inMemory()
+///     let keychain = test.keychain(service: "com.example.app")
+///     try keychain.set("s3cret", forKey: "token")
+///     #expect(try keychain.string(forKey: "token") == "s3cret")
+///     test.lock()                                      // exercise the locked paths
+/// }
+/// ```
+///
+/// The keychain uses the cheap test KDF cost, so creating one takes about a millisecond; pass it to
+/// your code as a `Keychain` (through `keychain(service:)`) or a `KeychainStore` (`store`). Child
+/// processes (for example the `latchkey` CLI) reach it through `environment()`.
+///
+/// `Sendable`: every property is immutable; the class exists for its `deinit` clean-up.
+public final class TestKeychain: Sendable {
+    /// Where the keychain's files live.
+    public enum Location: Sendable, Hashable {
+        /// A new directory under the system's temporary directory (`$TMPDIR`, usually `/tmp`).
+        case temporaryDirectory
+        /// A new directory under `/dev/shm`, a RAM-backed file system on Linux: the keychain never
+        /// reaches a disk and is as fast as memory allows. It is still a real keychain file (SQLite
+        /// needs one for its write-ahead log), so every behaviour is the production one, including
+        /// several stores or processes sharing it. Falls back to `.temporaryDirectory` where
+        /// `/dev/shm` does not exist.
+        case memory
+    }
+
+    /// The private directory holding every file of this keychain (mode 0700).
+    public let directory: String
+    /// The keychain file.
+    public let path: String
+    /// The device secret file used instead of the user's real one.
+    public let deviceSecretPath: String
+    /// The passphrase protecting the keychain (test-only; never use a fixed passphrase elsewhere).
+    public let passphrase: String
+    /// The access groups the test process has for this keychain.
+    public let accessGroups: [String]
+    /// The open store, unlocked unless `startsLocked` was asked for.
+    public let store: KeychainStore
+
+    /// Creates a keychain in a fresh private directory.
+    ///
+    /// - Parameters:
+    ///   - location: `.temporaryDirectory` (default) or `.memory` (`/dev/shm`).
+    ///   - accessGroups: The process's groups for this keychain; the first is where new items go.
+    ///   - passphrase: The passphrase of the keychain's only slot.
+    ///   - startsLocked: Open it without unlocking (lock state `.neverUnlocked`): only `always` items
+    ///     are readable until `unlock()`.
+    /// - Throws: `KeychainError.Code.io` when the directory cannot be made; errors of `KeychainStore.create`.
+    public init(
+        location: Location = .temporaryDirectory,
+        accessGroups: [String] = ["com.example.tests"],
+        passphrase: String = "latchkey-testing-passphrase",
+        startsLocked: Bool = false
+    ) throws(KeychainError) {
+        let directory = try Self.makeDirectory(location)
+        self.directory = directory
+        self.path = directory + "/test.keychain-db"
+        self.deviceSecretPath = directory + "/device-secret"
+        self.passphrase = passphrase
+        self.accessGroups = accessGroups
+        do {
+            let options = Self.options(accessGroups: accessGroups, deviceSecretPath: deviceSecretPath)
+            let created = try KeychainStore.create(
+                path: path,
+                credentials: [.passphrase(SecretData(string: passphrase))],
+                options: options
+            )
+            if startsLocked {
+                try created.close()
+                store = try KeychainStore.open(path: path, credentials: [], createIfMissing: false, options: options)
+            } else {
+                store = created
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Creates a keychain whose files live in memory (`/dev/shm`); see `Location.memory`.
+    public static func inMemory(
+        accessGroups: [String] = ["com.example.tests"],
+        startsLocked: Bool = false
+    ) throws(KeychainError) -> TestKeychain {
+        try TestKeychain(location: .memory, accessGroups: accessGroups, startsLocked: startsLocked)
+    }
+
+    deinit {
+        try? store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A `Keychain` for `service` backed by this test keychain.
+    public func keychain(service: String = "com.example.tests") -> Keychain {
+        Keychain(service: service, store: store)
+    }
+
+    /// The credential that unlocks this keychain.
+    public var credential: UnlockCredential { .passphrase(SecretData(string: passphrase)) }
+
+    /// Locks the store (as `KeychainStore.lock()`): `whenUnlocked` items become unreadable.
+    public func lock() {
+        store.lock()
+    }
+
+    /// Unlocks the store with the test passphrase.
+    public func unlock() throws(KeychainError) {
+        try store.unlock(with: credential)
+    }
+
+    /// Opens a second, independent store on the same file, as another process would see it.
+    ///
+    /// - Parameters:
+    ///   - unlocked: Unlock it with the test passphrase (default) or leave it `.neverUnlocked`.
+    ///   - accessGroups: Its groups (default: this keychain's).
+    public func openAnotherStore(unlocked: Bool = true, accessGroups: [String]? = nil) throws(KeychainError)
+        -> KeychainStore
+    {
+        try KeychainStore.open(
+            path: path,
+            credentials: unlocked ? [credential] : [],
+            createIfMissing: false,
+            options: Self.options(accessGroups: accessGroups ?? self.accessGroups, deviceSecretPath: deviceSecretPath)
+        )
+    }
+
+    /// The environment for a child process (such as the `latchkey` CLI) to use this keychain:
+    /// `LATCHKEY_KEYCHAIN`, `LATCHKEY_DEVICE_SECRET`, `LATCHKEY_PASSPHRASE` and `LATCHKEY_ACCESS_GROUPS`
+    /// set, on top of this process's environment and `extra`.
+    public func environment(extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LATCHKEY_KEYCHAIN"] = path
+        environment["LATCHKEY_DEVICE_SECRET"] = deviceSecretPath
+        environment["LATCHKEY_PASSPHRASE"] = passphrase
+        environment["LATCHKEY_ACCESS_GROUPS"] = accessGroups.joined(separator: ",")
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
+    private static func options(accessGroups: [String], deviceSecretPath: String) -> KeychainStore.Options {
+        KeychainStore.Options(accessGroups: accessGroups, kdfCost: .testing, deviceSecretPath: deviceSecretPath)
+    }
+
+    private static func makeDirectory(_ location: Location) throws(KeychainError) -> String {
+        var parent = FileManager.default.temporaryDirectory.path
+        if location == .memory {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
+                access("/dev/shm", W_OK) == 0
+            {
+                parent = "/dev/shm"
+            }
+        }
+        var template = Array((parent + "/latchkey-test-XXXXXX").utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }
+        }
+        guard created != nil else {
+            throw KeychainError(.io, "Cannot create a temporary directory under \(parent).")
+        }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
