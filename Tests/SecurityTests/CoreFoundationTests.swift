@@ -1,0 +1,97 @@
+#if !canImport(Darwin)
+import Foundation
+import Latchkey
+import Security
+import Testing
+
+struct CoreFoundationTests {
+    @Test func cfStringKeyedDictionaryWorksAsQuery() throws {
+        try withTemporaryKeychain { _ in
+            let item: [CFString: Any] = [
+                kSecClass: kSecClassGenericPassword,
+                kSecAttrService: "svc",
+                kSecAttrAccount: "cf",
+                kSecValueData: Data("v".utf8),
+            ]
+            #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+            let query: [CFString: Any] = [
+                kSecClass: kSecClassGenericPassword,
+                kSecAttrAccount: "cf",
+                kSecReturnData: kCFBooleanTrue as Any,
+                kSecMatchLimit: kSecMatchLimitOne,
+            ]
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            #expect(result as? Data == Data("v".utf8))
+        }
+    }
+
+    @Test func nsDictionaryLiteralWorksAsQuery() throws {
+        try withTemporaryKeychain { _ in
+            let item: NSDictionary = [
+                kSecClass: kSecClassGenericPassword,
+                kSecAttrAccount: "ns",
+                kSecValueData: Data("v".utf8),
+            ]
+            #expect(SecItemAdd(item, nil) == errSecSuccess)
+            let query: NSDictionary = [
+                kSecClass: kSecClassGenericPassword,
+                kSecAttrAccount: "ns",
+                kSecReturnAttributes: true,
+            ]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query, &result) == errSecSuccess)
+            let attributes = try #require(result as? [String: Any])
+            #expect(attributes["acct"] as? String == "ns")
+        }
+    }
+
+    @Test func arrayResultsCastToArrayOfDictionaries() throws {
+        try withTemporaryKeychain { _ in
+            Sec.add(Sec.password(account: "a"))
+            Sec.add(Sec.password(account: "b"))
+            let (status, result) = Sec.copy([
+                kSecClass as String: kSecClassGenericPassword,
+                kSecReturnAttributes as String: kCFBooleanTrue!,
+                kSecReturnData as String: kCFBooleanTrue!,
+                kSecMatchLimit as String: kSecMatchLimitAll,
+            ])
+            #expect(status == errSecSuccess)
+            let items = try #require(result as? [[String: Any]])
+            #expect(items.map { $0["acct"] as? String } == ["a", "b"])
+            #expect(items.allSatisfy { $0["v_Data"] as? Data == Data("s3cret".utf8) })
+            let nsArray = try #require(result as? NSArray)
+            #expect(nsArray.count == 2)
+        }
+    }
+
+    @Test func booleanConstantsAreBooleans() {
+        #expect(CFBooleanGetValue(kCFBooleanTrue))
+        #expect(!CFBooleanGetValue(kCFBooleanFalse))
+        #expect(kCFBooleanTrue as? Bool == true)
+        #expect(CFGetTypeID(kCFBooleanTrue) == CFBooleanGetTypeID())
+        #expect(CFGetTypeID(NSNumber(value: 1)) == CFNumberGetTypeID())
+        #expect(CFGetTypeID("text" as CFString) == CFStringGetTypeID())
+        #expect(CFGetTypeID(NSData()) == CFDataGetTypeID())
+        #expect(kCFAllocatorDefault == nil)
+    }
+
+    @Test func cfErrorFunctionsReadNSError() throws {
+        let error: CFError = NSError(domain: "NSOSStatusErrorDomain", code: -50, userInfo: ["k": "v"])
+        #expect(CFErrorGetDomain(error) as String? == "NSOSStatusErrorDomain")
+        #expect(CFErrorGetCode(error) == -50)
+        let info = try #require(CFErrorCopyUserInfo(error) as? [String: Any])
+        #expect(info["k"] as? String == "v")
+        #expect(kCFBundleIdentifierKey as String == "CFBundleIdentifier")
+    }
+
+    @Test func randomBytesFillTheBuffer() {
+        var first = [UInt8](repeating: 0, count: 32)
+        var second = [UInt8](repeating: 0, count: 32)
+        #expect(SecRandomCopyBytes(kSecRandomDefault, first.count, &first) == errSecSuccess)
+        #expect(SecRandomCopyBytes(kSecRandomDefault, second.count, &second) == errSecSuccess)
+        #expect(first != second)
+        #expect(first != [UInt8](repeating: 0, count: 32))
+    }
+}
+#endif
