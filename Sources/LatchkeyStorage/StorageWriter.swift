@@ -50,7 +50,7 @@ package struct StorageWriter {
         var arguments: [(any DatabaseValueConvertible)?] = [row.persistref, row.primaryKey]
         arguments += table.tokenColumns.map { row.tokens[$0] }
         arguments += [row.itemKey, row.attributes, row.secret]
-        try statement.execute(arguments: StatementArguments(arguments))
+        try Self.mappingConstraint { try statement.execute(arguments: StatementArguments(arguments)) }
         return db.lastInsertedRowID
     }
 
@@ -65,7 +65,17 @@ package struct StorageWriter {
         var arguments: [(any DatabaseValueConvertible)?] = [row.primaryKey]
         arguments += table.tokenColumns.map { row.tokens[$0] }
         arguments += [row.itemKey, row.attributes, row.secret, id]
-        try statement.execute(arguments: StatementArguments(arguments))
+        try Self.mappingConstraint { try statement.execute(arguments: StatementArguments(arguments)) }
+    }
+
+    /// Turns a UNIQUE violation into `StorageError.uniqueViolation` right away, so callers can handle it
+    /// inside the transaction (SQLite aborts only the failed statement; the transaction goes on).
+    private static func mappingConstraint(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw StorageError.uniqueViolation
+        }
     }
 
     /// Deletes the row with `id` from `table`.
