@@ -9,14 +9,58 @@ struct LatchkeyCommand: ParsableCommand {
         commandName: "latchkey",
         abstract: "An encrypted keychain for Linux, modelled on macOS `security`.",
         discussion: """
-            The keychain is $LATCHKEY_KEYCHAIN, else $XDG_DATA_HOME/latchkey/login.keychain-db. It is unlocked from \
-            LATCHKEY_KEY_FILE, LATCHKEY_PASSPHRASE_FILE or LATCHKEY_PASSPHRASE (CI only), or by a passphrase prompt \
-            on a terminal. Exit codes: 0 success, 44 item not found, 1 any other keychain error, 64 usage error.
+            The keychain is -k, else $LATCHKEY_KEYCHAIN, else the default keychain (default-keychain), else \
+            $XDG_DATA_HOME/latchkey/login.keychain-db. It is unlocked from LATCHKEY_KEY_FILE, \
+            LATCHKEY_PASSPHRASE_FILE or LATCHKEY_PASSPHRASE (CI only), or by a no-echo passphrase prompt on a \
+            terminal; without either a command fails at once instead of waiting. Secrets are read from \
+            standard input (--password-stdin) or a prompt (-w given last); -w VALUE puts the secret in the \
+            process list. Errors are printed on stderr with their OSStatus text. Exit codes: 0 success, 44 \
+            item not found, 1 any other keychain error, 64 usage error. See docs/cli.md.
             """,
         subcommands: [
-            CreateKeychain.self, ShowKeychainInfo.self, SetKeychainPassword.self,
+            CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
+            LockKeychain.self, UnlockKeychain.self, SetKeychainPassword.self, ShowKeychainInfo.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
+            AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
+            DumpKeychain.self, FindCertificate.self, FindKey.self,
+            Export.self, Import.self,
+            GitCredential.self,
             Debug.self,
         ]
     )
+
+    /// Parses `security`-style arguments: on the add commands a `-w` with no value after it (last, or
+    /// followed by another option) asks for a no-echo prompt.
+    static func main() {
+        main(rewritingPromptFlags(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    static func rewritingPromptFlags(_ arguments: [String]) -> [String] {
+        guard let command = arguments.first, ["add-generic-password", "add-internet-password"].contains(command) else {
+            return arguments
+        }
+        var rewritten: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" {
+                rewritten += arguments[index...]
+                break
+            }
+            if argument == "-w" {
+                let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+                if next == nil || (next?.hasPrefix("-") == true && next != "-") {
+                    rewritten.append("--prompt-password")
+                    index += 1
+                    continue
+                }
+                rewritten += [argument, arguments[index + 1]]
+                index += 2
+                continue
+            }
+            rewritten.append(argument)
+            index += 1
+        }
+        return rewritten
+    }
 }

@@ -6,45 +6,47 @@ import Latchkey
 struct AddGenericPassword: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-generic-password",
-        abstract: "Add a generic password item."
+        abstract: "Add a generic password item.",
+        discussion: """
+            The password comes from --password-stdin, or from a no-echo prompt when -w is given last without a \
+            value (or when no password option is given on a terminal). Without a terminal and without \
+            --password-stdin the command fails at once (OSStatus -50) instead of waiting.
+            """
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Option(name: .customShort("a"), help: "Account name.") var account: String = ""
-    @Option(name: .customShort("s"), help: "Service name.") var service: String = ""
-    @Option(name: .customShort("l"), help: "Label.") var label: String?
-    @Option(name: .customShort("j"), help: "Comment.") var comment: String?
-    @Option(name: .customShort("w"), help: "The password (visible to other users in the process list: prefer --password-stdin).")
-    var password: String?
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.") var passwordStdin = false
+    @OptionGroup var common: CommonPasswordOptions
+    @Option(name: .customShort("s"), help: "Service name.") var service: String?
+    @Option(name: .customShort("G"), help: "Generic attribute value.") var generic: String?
+    @OptionGroup var source: PasswordSourceOptions
+    @OptionGroup var accessibility: AccessibilityOption
     @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
 
     func run() throws {
         try runReportingErrors {
-            let secret: SecretData
-            if let password {
-                secret = SecretData(string: password)
-            } else if passwordStdin {
-                secret = Terminal.readStandardInput()
-            } else if Terminal.isInteractive {
-                secret = try Terminal.readSecret(prompt: "password data for new item: ")
-            } else {
-                throw KeychainError(.param, "No password given: use -w PASSWORD or --password-stdin.")
-            }
+            let secret = try source.secret()
+            var attributes = common.attributes
+            attributes[.account] = attributes[.account] ?? .string("")
+            attributes[.service] = .string(service ?? "")
+            if let generic { attributes[.generic] = .data(Data(generic.utf8)) }
+            if let accessible = try accessibility.value { attributes[.accessible] = .string(accessible.rawValue) }
             let store = try keychain.open()
-            var attributes: [AttributeName: AttributeValue] = [.account: .string(account), .service: .string(service)]
-            if let label { attributes[.label] = .string(label) }
-            if let comment { attributes[.comment] = .string(comment) }
-            do {
-                try store.add(.genericPassword, attributes: attributes, data: secret)
-            } catch KeychainError.Code.duplicateItem where update {
-                let query = ItemQuery(.genericPassword, attributes: [.account: .string(account), .service: .string(service)])
-                var changes = attributes
-                changes[.account] = nil
-                changes[.service] = nil
-                try store.update(query, with: ItemChanges(attributes: changes, data: secret))
-            }
+            try store.addOrUpdate(.genericPassword, attributes: attributes, data: secret, update: update)
         }
+    }
+}
+
+/// Matching options of the generic-password find and delete commands.
+struct GenericPasswordMatch: ParsableArguments {
+    @OptionGroup var common: CommonPasswordOptions
+    @Option(name: .customShort("s"), help: "Service name.") var service: String?
+    @Option(name: .customShort("G"), help: "Generic attribute value.") var generic: String?
+
+    var query: ItemQuery {
+        var attributes = common.attributes
+        if let service { attributes[.service] = .string(service) }
+        if let generic { attributes[.generic] = .data(Data(generic.utf8)) }
+        return ItemQuery(.genericPassword, attributes: attributes)
     }
 }
 
@@ -52,55 +54,64 @@ struct AddGenericPassword: ParsableCommand {
 struct FindGenericPassword: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "find-generic-password",
-        abstract: "Find a generic password item."
+        abstract: "Find a generic password item.",
+        discussion: "Exits 44 when no item matches, as security does."
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Option(name: .customShort("a"), help: "Account name.") var account: String?
-    @Option(name: .customShort("s"), help: "Service name.") var service: String?
-    @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
+    @OptionGroup var match: GenericPasswordMatch
+    @OptionGroup var show: ShowSecretOptions
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         try runReportingErrors {
             let store = try keychain.open()
-            var attributes: [AttributeName: AttributeValue] = [:]
-            if let account { attributes[.account] = .string(account) }
-            if let service { attributes[.service] = .string(service) }
-            let item = try store.findOne(ItemQuery(.genericPassword, attributes: attributes), withData: passwordOnly)
-            if passwordOnly {
-                let bytes = item.data?.data ?? Data()
-                FileHandle.standardOutput.write(bytes + Data("\n".utf8))
-            } else {
-                print("keychain: \"\(store.path)\"")
-                print("class: \"genp\"")
-                print("attributes:")
-                for (name, value) in item.attributes.sorted(by: { $0.key < $1.key }) {
-                    print("    \"\(name.rawValue)\"=\(AttributeText.render(value))")
-                }
+            let item = try store.findOne(match.query, withData: show.wantsSecret)
+            try show.print(item, keychain: store.path, json: output.json)
+        }
+    }
+}
+
+/// `-g` / `-w` on the find commands.
+struct ShowSecretOptions: ParsableArguments {
+    @Flag(name: .customShort("g"), help: "Also show the password (on stderr, as security does).") var showPassword = false
+    @Flag(name: .customShort("w"), help: "Print only the password, on stdout.") var passwordOnly = false
+
+    var wantsSecret: Bool { showPassword || passwordOnly }
+
+    /// Prints a found item as asked: the password alone, JSON, or the attribute dump (+ `password:` on stderr).
+    func print(_ item: FoundItem, keychain: String, json: Bool) throws {
+        if json {
+            try ItemOutput.json(item, keychain: keychain).print()
+        } else if passwordOnly {
+            FileHandle.standardOutput.write((item.data?.data ?? Data()) + Data("\n".utf8))
+        } else {
+            ItemOutput.write(ItemOutput.human(item, keychain: keychain))
+            if showPassword {
+                let shown = item.data.map(ItemOutput.humanSecret) ?? "\"\""
+                FileHandle.standardError.write(Data("password: \(shown)\n".utf8))
             }
         }
     }
 }
 
-/// `delete-generic-password`: removes matching items.
+/// `delete-generic-password`: removes the first matching item (every match with `--all`).
 struct DeleteGenericPassword: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete-generic-password",
-        abstract: "Delete a generic password item."
+        abstract: "Delete a generic password item.",
+        discussion: "Deletes the first match, as security does; --all deletes every match. Exits 44 when none matches."
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Option(name: .customShort("a"), help: "Account name.") var account: String?
-    @Option(name: .customShort("s"), help: "Service name.") var service: String?
+    @OptionGroup var match: GenericPasswordMatch
+    @Flag(name: .customLong("all"), help: "Delete every matching item.") var all = false
 
     func run() throws {
         try runReportingErrors {
             let store = try keychain.open()
-            var attributes: [AttributeName: AttributeValue] = [:]
-            if let account { attributes[.account] = .string(account) }
-            if let service { attributes[.service] = .string(service) }
-            try store.delete(ItemQuery(.genericPassword, attributes: attributes))
-            print("password has been deleted.")
+            let count = try store.deleteMatches(match.query, all: all)
+            print(count == 1 ? "password has been deleted." : "\(count) passwords have been deleted.")
         }
     }
 }

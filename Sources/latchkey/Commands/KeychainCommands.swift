@@ -2,70 +2,204 @@ import ArgumentParser
 import Foundation
 import Latchkey
 
-/// `create-keychain`: makes a new keychain protected by a passphrase and/or a key file.
-struct CreateKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create-keychain", abstract: "Create a keychain.")
+/// How a keychain passphrase or key file is given to the keychain management commands.
+struct CredentialOptions: ParsableArguments {
+    @Option(name: .customShort("p"), help: "The passphrase (visible in the process list: prefer --passphrase-stdin or the prompt).")
+    var passphrase: String?
 
-    @OptionGroup var keychain: KeychainOptions
-
-    @Flag(name: .customLong("passphrase-stdin"), help: "Read the new passphrase from standard input.")
+    @Flag(name: .customLong("passphrase-stdin"), help: "Read the passphrase from standard input.")
     var passphraseStdin = false
 
-    @Option(name: .customLong("key-file"), help: "Protect with an existing key file (32 random bytes).")
+    @Option(name: .customLong("key-file"), help: "A key file (32 random bytes, or 64 hex digits).")
     var keyFile: String?
 
+    /// The credentials given on the command line (none when the user gave none).
+    func credentials() throws -> [UnlockCredential] {
+        var credentials: [UnlockCredential] = []
+        if let passphrase { credentials.append(.passphrase(SecretData(string: passphrase))) }
+        if passphraseStdin { credentials.append(.passphrase(Terminal.readStandardInput())) }
+        if let keyFile { credentials.append(try .keyFile(at: keyFile)) }
+        return credentials
+    }
+}
+
+/// `create-keychain`: makes a new keychain protected by a passphrase and/or a key file.
+struct CreateKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create-keychain",
+        abstract: "Create a keychain.",
+        discussion: """
+            The keychain is protected by the passphrase and/or key file given; without one, by the \
+            environment's (LATCHKEY_KEY_FILE, LATCHKEY_PASSPHRASE_FILE, LATCHKEY_PASSPHRASE), else by a \
+            passphrase asked twice on the terminal. Without a terminal and without a source the command fails \
+            at once. New keychains are added to the list shown by list-keychains.
+            """
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @OptionGroup var given: CredentialOptions
+    @Flag(name: .customShort("P"), help: "Prompt for the passphrase (the default on a terminal).") var prompt = false
     @Option(name: .customLong("new-key-file"), help: "Create a new key file (mode 0600) and protect with it.")
     var newKeyFile: String?
+    @Argument(help: "Keychain files or names (default: -k, $LATCHKEY_KEYCHAIN or the default keychain).")
+    var names: [String] = []
 
     func run() throws {
         try runReportingErrors {
-            var credentials: [UnlockCredential] = []
-            if passphraseStdin { credentials.append(.passphrase(Terminal.readStandardInput())) }
-            if let keyFile { credentials.append(try .keyFile(at: keyFile)) }
+            var credentials = try given.credentials()
             if let newKeyFile { credentials.append(try .createKeyFile(at: newKeyFile)) }
-            if credentials.isEmpty { credentials = try UnlockCredential.fromEnvironment() }
+            if credentials.isEmpty && !prompt { credentials = try UnlockCredential.fromEnvironment() }
             if credentials.isEmpty {
                 guard Terminal.isInteractive else {
-                    throw KeychainError(.param, "Give --passphrase-stdin, --key-file or --new-key-file (no terminal to prompt on).")
+                    throw KeychainError(
+                        .interactionNotAllowed,
+                        "Give --passphrase-stdin, --key-file or --new-key-file (no terminal to prompt on)."
+                    )
                 }
                 credentials = [.passphrase(try Terminal.newPassphrase())]
             }
-            let store = try KeychainStore.create(path: keychain.path, credentials: credentials, options: keychain.storeOptions)
-            print("created \(store.path)")
+            let paths = names.isEmpty ? [keychain.path] : names.map { KeychainLocation.resolve($0) }
+            var config = KeychainConfig.load()
+            for path in paths {
+                let store = try KeychainStore.create(path: path, credentials: credentials, options: keychain.storeOptions)
+                print("created \(store.path)")
+                config.remember(store.path)
+            }
+            try config.save()
         }
     }
 }
 
-/// `show-keychain-info`: path, lock state and item counts.
+/// `show-keychain-info`: path, lock state in this process, protections and item counts.
 struct ShowKeychainInfo: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show-keychain-info", abstract: "Show a keychain's state.")
+    static let configuration = CommandConfiguration(
+        commandName: "show-keychain-info",
+        abstract: "Show a keychain's state.",
+        discussion: """
+            The lock state is this process's: it is unlocked when the environment (or -p/--key-file) unlocks \
+            it. Item counts need an unlocked keychain; they are omitted otherwise. No prompt is shown.
+            """
+    )
 
     @OptionGroup var keychain: KeychainOptions
+    @OptionGroup var given: CredentialOptions
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open(unlock: false)
-            print("Keychain \"\(store.path)\" \(store.lockState.rawValue)")
+            let path = keychain.path
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
+            }
+            let store = try KeychainStore.open(
+                path: path,
+                credentials: try given.credentials() + UnlockCredential.fromEnvironment(),
+                createIfMissing: false,
+                options: keychain.storeOptions
+            )
+            var counts: [String: Int]?
+            if store.lockState == .unlocked {
+                var found: [String: Int] = [:]
+                for itemClass in ItemClass.storable {
+                    found[itemClass.rawValue] = try store.allItems(itemClass, withData: false).count
+                }
+                counts = found
+            }
+            let hasPassphrase = try store.hasPassphrase()
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            if output.json {
+                var object: [String: JSONValue] = [
+                    "keychain": .string(store.path),
+                    "lockState": .string(store.lockState.rawValue),
+                    "hasPassphrase": .bool(hasPassphrase),
+                    "fileSize": .integer(Int64(size)),
+                    "items": counts.map { .object($0.mapValues { .integer(Int64($0)) }) } ?? .null,
+                ]
+                object["default"] = .bool(store.path == KeychainConfig.effectiveDefault())
+                try JSONValue.object(object).print()
+                return
+            }
+            var out = "Keychain \"\(store.path)\" \(store.lockState.rawValue)\n"
+            out += "    passphrase: \(hasPassphrase ? "yes" : "no")\n"
+            out += "    file size: \(size) bytes\n"
+            if let counts {
+                for itemClass in ItemClass.storable {
+                    out += "    \(itemClass.rawValue) items: \(counts[itemClass.rawValue] ?? 0)\n"
+                }
+            }
+            ItemOutput.write(out)
         }
     }
 }
 
-/// `set-keychain-password`: replaces the passphrase (only the master key is rewrapped).
+/// `set-keychain-password`: replaces the passphrase, or adds a key file (only the master key is rewrapped).
 struct SetKeychainPassword: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set-keychain-password",
-        abstract: "Change a keychain's passphrase."
+        abstract: "Change a keychain's passphrase, or add a key file.",
+        discussion: """
+            The current credential comes from -o, --old-passphrase-stdin, the environment or a prompt. The new \
+            passphrase comes from -p, --new-passphrase-stdin or a prompt (asked twice). With both stdin flags, \
+            standard input holds the old passphrase on its first line and the new one on the second. \
+            --new-key-file/--set-key-file replace the key-file slot instead of the passphrase.
+            """
     )
 
     @OptionGroup var keychain: KeychainOptions
 
+    @Option(name: .customShort("o"), help: "The current passphrase (visible in the process list).")
+    var oldPassphrase: String?
+    @Flag(name: .customLong("old-passphrase-stdin"), help: "Read the current passphrase from standard input.")
+    var oldPassphraseStdin = false
+    @Option(name: .customShort("p"), help: "The new passphrase (visible in the process list).")
+    var newPassphrase: String?
     @Flag(name: .customLong("new-passphrase-stdin"), help: "Read the new passphrase from standard input.")
     var newPassphraseStdin = false
+    @Option(name: .customLong("new-key-file"), help: "Create a new key file (mode 0600) that also unlocks the keychain.")
+    var newKeyFile: String?
+    @Option(name: .customLong("set-key-file"), help: "Let an existing key file unlock the keychain.")
+    var setKeyFile: String?
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open()
-            let passphrase = newPassphraseStdin ? Terminal.readStandardInput() : try Terminal.newPassphrase()
+            var old: [UnlockCredential] = []
+            if let oldPassphrase { old.append(.passphrase(SecretData(string: oldPassphrase))) }
+            var newFromStdin: SecretData?
+            if oldPassphraseStdin {
+                guard let line = Terminal.readStandardInputLine() else {
+                    throw KeychainError(.param, "Standard input is empty: the current passphrase was expected.")
+                }
+                old.append(.passphrase(line))
+                if newPassphraseStdin { newFromStdin = Terminal.readStandardInputLine() }
+            } else if newPassphraseStdin {
+                newFromStdin = Terminal.readStandardInput()
+            }
+            let store = try keychain.open(credentials: old)
+            guard store.lockState == .unlocked else {
+                throw KeychainError(.interactionNotAllowed, "The keychain is locked: give the current passphrase.")
+            }
+            if let newKeyFile { try store.setKeyFile(try .createKeyFile(at: newKeyFile)) }
+            if let setKeyFile { try store.setKeyFile(try .keyFile(at: setKeyFile)) }
+            let wantsPassphrase = newPassphrase != nil || newPassphraseStdin || (newKeyFile == nil && setKeyFile == nil)
+            guard wantsPassphrase else { return }
+            let passphrase: SecretData
+            if let newPassphrase {
+                passphrase = SecretData(string: newPassphrase)
+            } else if newPassphraseStdin {
+                guard let newFromStdin else {
+                    throw KeychainError(.param, "Standard input ended before the new passphrase.")
+                }
+                passphrase = newFromStdin
+            } else {
+                guard Terminal.isInteractive else {
+                    throw KeychainError(
+                        .interactionNotAllowed,
+                        "The new passphrase is needed but standard input is not a terminal: use --new-passphrase-stdin."
+                    )
+                }
+                passphrase = try Terminal.newPassphrase()
+            }
+            guard !passphrase.isEmpty else { throw KeychainError(.param, "The passphrase must not be empty.") }
             try store.changePassphrase(to: passphrase)
         }
     }

@@ -9,7 +9,7 @@ enum AttributeText {
         case .data(let data): "<blob>=0x\(data.map { String(format: "%02X", $0) }.joined())"
         case .number(let number): "<uint32>=\(number)"
         case .double(let number): "<real>=\(number)"
-        case .date(let date): "<timedate>=\"\(ISO8601DateFormatter().string(from: date))\""
+        case .date(let date): "<timedate>=\"\(ItemOutput.isoDate(date))\""
         }
     }
 }

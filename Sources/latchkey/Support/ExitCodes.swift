@@ -2,12 +2,48 @@ import ArgumentParser
 import Foundation
 import Latchkey
 
+/// The exit statuses of `latchkey` (documented in docs/cli.md).
+enum ExitStatus {
+    /// Any keychain error other than "not found" (the OSStatus is printed on stderr).
+    static let failure: Int32 = 1
+    /// `errSecItemNotFound`, as macOS `security` exits.
+    static let itemNotFound: Int32 = 44
+    /// A command-line usage error (ArgumentParser's `validationFailure`).
+    static let usage: Int32 = 64
+}
+
 /// Runs a command body, printing keychain errors on stderr and exiting with `security`'s codes.
+///
+/// The first line is the OSStatus text (what `SecCopyErrorMessageString` returns) and the status, as
+/// `security` prints them; a second line gives Latchkey's own explanation when it says more.
 func runReportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as KeychainError {
-        FileHandle.standardError.write(Data("latchkey: \(error.message) (OSStatus \(error.code.rawValue))\n".utf8))
-        throw ExitCode(error.code == .itemNotFound ? 44 : 1)
+        reportError(error)
+        throw ExitCode(error.code == .itemNotFound ? ExitStatus.itemNotFound : ExitStatus.failure)
+    }
+}
+
+/// Writes `error` on standard error in the format of `runReportingErrors`.
+func reportError(_ error: KeychainError) {
+    let command = CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") } ?? "latchkey"
+    var text = "latchkey: \(command): \(error.code.statusMessage) (OSStatus \(error.code.rawValue))\n"
+    if error.message != error.code.statusMessage { text += "latchkey: \(error.message)\n" }
+    FileHandle.standardError.write(Data(text.utf8))
+}
+
+/// Writes a line on standard error.
+func warn(_ text: String) {
+    FileHandle.standardError.write(Data("latchkey: \(text)\n".utf8))
+}
+
+/// Runs `body`, turning `errSecItemNotFound` into `nil` and rethrowing every other error.
+func ignoringNotFound<T>(_ body: () throws -> T) throws -> T? {
+    do {
+        return try body()
+    } catch let error as KeychainError {
+        if error.code == .itemNotFound { return nil }
+        throw error
     }
 }

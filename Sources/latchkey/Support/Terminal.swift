@@ -10,28 +10,58 @@ enum Terminal {
     /// Whether standard input is a terminal (so a prompt can be answered).
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
 
-    /// Reads one line without echo.
+    /// Reads one line from standard input without echo, prompting on standard error.
+    ///
+    /// - Throws: `interactionNotAllowed` when standard input is not a terminal (never waits for a pipe).
     static func readSecret(prompt: String) throws -> SecretData {
         guard isInteractive else {
             throw KeychainError(.interactionNotAllowed, "A passphrase is needed but standard input is not a terminal.")
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        return readLineWithoutEcho(input: STDIN_FILENO, output: STDERR_FILENO, prompt: prompt)
+    }
+
+    /// Reads one line without echo from the process's controlling terminal (`/dev/tty`), for commands whose
+    /// standard input carries a protocol (the git credential helper).
+    ///
+    /// - Throws: `interactionNotAllowed` when the process has no controlling terminal.
+    static func readSecretFromControllingTerminal(prompt: String) throws -> SecretData {
+        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else {
+            throw KeychainError(.interactionNotAllowed, "A passphrase is needed but there is no terminal to ask on.")
+        }
+        defer { close(descriptor) }
+        guard isatty(descriptor) == 1 else {
+            throw KeychainError(.interactionNotAllowed, "A passphrase is needed but there is no terminal to ask on.")
+        }
+        return readLineWithoutEcho(input: descriptor, output: descriptor, prompt: prompt)
+    }
+
+    private static func readLineWithoutEcho(input: Int32, output: Int32, prompt: String) -> SecretData {
+        writeAll(output, prompt)
         var saved = termios()
-        tcgetattr(STDIN_FILENO, &saved)
+        tcgetattr(input, &saved)
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        tcsetattr(input, TCSAFLUSH, &silent)
         defer {
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-            FileHandle.standardError.write(Data("\n".utf8))
+            tcsetattr(input, TCSAFLUSH, &saved)
+            writeAll(output, "\n")
         }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while read(STDIN_FILENO, &byte, 1) == 1, byte != 0x0A {
+        while true {
+            let count = read(input, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count != 1 || byte == 0x0A { break }
             if byte != 0x0D { bytes.append(byte) }
         }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         return SecretData(bytes)
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
     /// Asks twice for a new passphrase and checks that both agree and it is not empty.
@@ -50,5 +80,23 @@ enum Terminal {
         if bytes.last == 0x0D { bytes.removeLast() }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         return SecretData(bytes)
+    }
+
+    /// Reads one line of standard input (without its newline), for commands that read several secrets.
+    static func readStandardInputLine() -> SecretData? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        var sawAny = false
+        while true {
+            let count = read(STDIN_FILENO, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count != 1 { break }
+            sawAny = true
+            if byte == 0x0A { break }
+            bytes.append(byte)
+        }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        return sawAny ? SecretData(bytes) : nil
     }
 }

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+
+/// Where an archive's passphrase comes from.
+struct ArchivePassphraseOptions: ParsableArguments {
+    @Flag(name: .customLong("passphrase-stdin"), help: "Read the archive passphrase from standard input.")
+    var passphraseStdin = false
+    @Option(name: .customLong("passphrase-file"), help: "Read the archive passphrase from this file.")
+    var passphraseFile: String?
+
+    func passphrase(confirm: Bool) throws -> SecretData {
+        try SecretInput.archivePassphrase(fromStandardInput: passphraseStdin, file: passphraseFile, confirm: confirm)
+    }
+}
+
+/// `export`: every item (attributes and secrets) into an archive encrypted under its own passphrase.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Back up the keychain's items to an encrypted archive.",
+        discussion: """
+            The archive (format in docs/cli.md) is encrypted with AES-256-GCM under a key derived with scrypt \
+            from its own passphrase, asked twice on a terminal or read with --passphrase-stdin / \
+            --passphrase-file. Items whose accessibility is ThisDeviceOnly never leave this machine: they are \
+            left out and counted. Items of access groups this process does not hold are not seen.
+            """
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The archive file to write (mode 0600).")
+    var output: String
+    @Flag(name: .customLong("force"), help: "Replace an existing archive file.") var force = false
+    @OptionGroup var archivePassphrase: ArchivePassphraseOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() throws {
+        try runReportingErrors {
+            if !force, FileManager.default.fileExists(atPath: output) {
+                throw KeychainError(.duplicateItem, "\(output) already exists; give --force to replace it.")
+            }
+            let passphrase = try archivePassphrase.passphrase(confirm: true)
+            let store = try keychain.open()
+            var items: [KeychainArchive.Item] = []
+            var leftOut = 0
+            for itemClass in ItemClass.storable {
+                for item in try store.allItems(itemClass, withData: true) {
+                    let code = item.attributes[.accessible]?.stringValue ?? ""
+                    if Accessibility(rawValue: code)?.isThisDeviceOnly == true {
+                        leftOut += 1
+                    } else {
+                        items.append(KeychainArchive.Item(item))
+                    }
+                }
+            }
+            let sealed = try KeychainArchive(items: items).sealed(passphrase: passphrase, cost: keychain.cost)
+            try SecureFile.write(sealed, to: output, replacing: force)
+            if format.json {
+                try JSONValue.object([
+                    "archive": .string(output),
+                    "exported": .integer(Int64(items.count)),
+                    "thisDeviceOnlyLeftOut": .integer(Int64(leftOut)),
+                ]).print()
+            } else {
+                print("exported \(items.count) items to \(output)")
+                if leftOut > 0 { print("left out \(leftOut) ThisDeviceOnly items (they never leave this machine)") }
+            }
+        }
+    }
+}
+
+/// `import`: merges an archive made by `export` into the keychain.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Restore items from an encrypted archive made by export.",
+        discussion: """
+            Items are merged: an item whose primary key (service and account; server, protocol, port, path \
+            and account; ...) already exists is reported as a duplicate and left alone, unless --replace is \
+            given. Creation and modification dates are kept.
+            """
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Argument(help: "The archive file.") var archive: String
+    @Flag(name: .customLong("replace"), help: "Overwrite existing items with the archive's.") var replace = false
+    @OptionGroup var archivePassphrase: ArchivePassphraseOptions
+    @OptionGroup var format: OutputOptions
+
+    func run() throws {
+        try runReportingErrors {
+            guard let file = FileManager.default.contents(atPath: archive) else {
+                throw KeychainError(.param, "Cannot read \(archive).")
+            }
+            let contents = try KeychainArchive.open(file, passphrase: try archivePassphrase.passphrase(confirm: false))
+            let store = try keychain.open()
+            var added = 0
+            var replaced = 0
+            var duplicates: [KeychainArchive.Item] = []
+            for item in contents.items {
+                switch try store.restore(item, replacingExisting: replace) {
+                case .added: added += 1
+                case .replaced: replaced += 1
+                case .duplicate: duplicates.append(item)
+                }
+            }
+            if format.json {
+                try JSONValue.object([
+                    "imported": .integer(Int64(added)),
+                    "replaced": .integer(Int64(replaced)),
+                    "duplicates": .array(duplicates.map(Self.jsonKey)),
+                ]).print()
+                return
+            }
+            var out = "imported \(added) items"
+            if replaced > 0 { out += ", replaced \(replaced)" }
+            out += ", \(duplicates.count) duplicates left alone\n"
+            for item in duplicates { out += "duplicate: \(Self.describe(item))\n" }
+            ItemOutput.write(out)
+        }
+    }
+
+    /// The attributes that identify an item to a person: class plus its string primary-key attributes.
+    static func identifying(_ item: KeychainArchive.Item) -> [(AttributeName, AttributeValue)] {
+        let names: [AttributeName] = [
+            .service, .server, .protocol, .port, .path, .account, .label, .applicationTag, .securityDomain,
+        ]
+        return names.compactMap { name in
+            guard let value = item.attributes[name] else { return nil }
+            if let text = value.stringValue, text.isEmpty { return nil }
+            if value.numberValue == 0 { return nil }
+            return (name, value)
+        }
+    }
+
+    static func describe(_ item: KeychainArchive.Item) -> String {
+        ([item.itemClass.rawValue] + identifying(item).map { "\"\($0.0.rawValue)\"=\(AttributeText.render($0.1))" })
+            .joined(separator: " ")
+    }
+
+    static func jsonKey(_ item: KeychainArchive.Item) -> JSONValue {
+        .object([
+            "class": .string(item.itemClass.rawValue),
+            "attributes": .object(
+                Dictionary(uniqueKeysWithValues: identifying(item).map { ($0.0.rawValue, ItemOutput.json($0.1)) })
+            ),
+        ])
+    }
+}

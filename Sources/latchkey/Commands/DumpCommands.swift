@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+
+extension KeychainStore {
+    /// Every item of `itemClass` visible to this process (synchronizable or not), oldest first; empty when none.
+    func allItems(_ itemClass: ItemClass, withData: Bool) throws -> [FoundItem] {
+        try ignoringNotFound {
+            try find(ItemQuery(itemClass, synchronizable: .any), limit: .all, withData: withData)
+        } ?? []
+    }
+}
+
+/// `dump-keychain`: every item's attributes; secrets only with `-d`.
+struct DumpKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump-keychain",
+        abstract: "Show every item's attributes (and secrets with -d).",
+        discussion: "Secrets are shown only with -d (--secrets). --json prints an array of item objects."
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Flag(name: [.customShort("d"), .customLong("secrets")], help: "Also show each item's secret data.")
+    var secrets = false
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let store = try keychain.open()
+            var items: [FoundItem] = []
+            for itemClass in ItemClass.storable { items += try store.allItems(itemClass, withData: secrets) }
+            if output.json {
+                try JSONValue.array(items.map { ItemOutput.json($0, keychain: store.path, secretKey: "data") }).print()
+                return
+            }
+            var out = ""
+            for item in items {
+                out += ItemOutput.human(item, keychain: store.path)
+                if secrets { out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n" }
+            }
+            ItemOutput.write(out)
+        }
+    }
+}
+
+/// `find-certificate`: certificates by label, printed as attributes, PEM or JSON.
+struct FindCertificate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find-certificate",
+        abstract: "Find certificates.",
+        discussion: "Without -a only the first match is shown. Exits 44 when none matches."
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(name: .customShort("c"), help: "Match certificates whose label contains this text.") var name: String?
+    @Option(name: .customShort("l"), help: "Match the label exactly.") var label: String?
+    @Option(name: .customShort("e"), help: "Match certificates whose alias (e-mail address) contains this text.")
+    var email: String?
+    @Flag(name: .customShort("a"), help: "Show every match.") var all = false
+    @Flag(name: .customShort("p"), help: "Print the certificates in PEM format.") var pem = false
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try runReportingErrors {
+            let store = try keychain.open()
+            var query = ItemQuery(.certificate, synchronizable: .any)
+            if let label { query.attributes[.label] = .string(label) }
+            var matches = try ignoringNotFound { try store.find(query, limit: .all, withData: true) } ?? []
+            matches = matches.filter { item in
+                if let name, !(item.attributes[.label]?.stringValue ?? "").contains(name) { return false }
+                if let email, !(item.attributes[.alias].flatMap(Self.text) ?? "").contains(email) { return false }
+                return true
+            }
+            if !all { matches = Array(matches.prefix(1)) }
+            guard !matches.isEmpty else {
+                throw KeychainError(.itemNotFound, KeychainError.Code.itemNotFound.statusMessage)
+            }
+            if output.json {
+                try JSONValue.array(matches.map { ItemOutput.json($0, keychain: store.path, secretKey: "der") }).print()
+                return
+            }
+            var out = ""
+            for item in matches {
+                if pem {
+                    let base64 = (item.data?.data ?? Data()).base64EncodedString(options: [.lineLength64Characters])
+                    out += "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+                } else {
+                    var shown = item
+                    shown.data = nil
+                    out += ItemOutput.human(shown, keychain: store.path)
+                }
+            }
+            ItemOutput.write(out)
+        }
+    }
+
+    static func text(_ value: AttributeValue) -> String? {
+        value.stringValue ?? value.dataValue.flatMap { String(data: $0, encoding: .utf8) }
+    }
+}
+
+/// `find-key`: cryptographic keys by label, type, class or tag (attributes only, never key material).
+struct FindKey: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find-key",
+        abstract: "Find keys (attributes only).",
+        discussion: "Key material is never printed. Without -a only the first match is shown. Exits 44 when none matches."
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Option(name: .customShort("l"), help: "Label.") var label: String?
+    @Option(name: .customShort("t"), help: "Key type: rsa, ec, aes, or Apple's number (42, 73, ...).") var type: String?
+    @Option(name: .customShort("c"), help: "Key class: public, private or symmetric.") var keyClass: String?
+    @Option(name: .customShort("s"), help: "Key size in bits.") var size: Int?
+    @Option(name: .customLong("tag"), help: "Application tag (as UTF-8 text).") var tag: String?
+    @Flag(name: .customShort("a"), help: "Show every match.") var all = false
+    @OptionGroup var output: OutputOptions
+
+    static let types: [String: Int64] = ["rsa": 42, "ec": 73, "ecsecprimerandom": 73, "aes": 2_147_483_649]
+    static let classes: [String: Int64] = ["public": 0, "private": 1, "symmetric": 2]
+
+    func validate() throws {
+        if let type, Self.types[type.lowercased()] == nil, Int64(type) == nil {
+            throw ValidationError("Unknown key type '\(type)'.")
+        }
+        if let keyClass, Self.classes[keyClass.lowercased()] == nil {
+            throw ValidationError("The key class must be public, private or symmetric.")
+        }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            let store = try keychain.open()
+            var query = ItemQuery(.key, synchronizable: .any)
+            if let label { query.attributes[.label] = .string(label) }
+            if let type { query.attributes[.keyType] = .number(Self.types[type.lowercased()] ?? Int64(type) ?? 0) }
+            if let keyClass { query.attributes[.keyClass] = .number(Self.classes[keyClass.lowercased()] ?? 0) }
+            if let size { query.attributes[.keySizeInBits] = .number(Int64(size)) }
+            if let tag { query.attributes[.applicationTag] = .data(Data(tag.utf8)) }
+            let matches = try store.find(query, limit: all ? .all : .one, withData: false)
+            if output.json {
+                try JSONValue.array(matches.map { ItemOutput.json($0, keychain: store.path) }).print()
+                return
+            }
+            ItemOutput.write(matches.map { ItemOutput.human($0, keychain: store.path) }.joined())
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+
+/// `list-keychains`: the keychains this user works with (`-s` sets the list).
+struct ListKeychains: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list-keychains",
+        abstract: "Display or set the keychain list.",
+        discussion: """
+            The list is kept in <data directory>/keychains.json (paths only). The default keychain comes first; \
+            keychains made with create-keychain are added. Commands act on one keychain (-k or the default); \
+            the list does not make them search several.
+            """
+    )
+
+    @Option(name: .customShort("s"), parsing: .upToNextOption, help: "Set the list to these keychains.")
+    var set: [String] = []
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try runReportingErrors {
+            var config = KeychainConfig.load()
+            if !set.isEmpty {
+                config.searchList = set.map { KeychainLocation.resolve($0) }
+                try config.save()
+                return
+            }
+            var paths = [KeychainConfig.effectiveDefault()]
+            for path in config.searchList where !paths.contains(path) { paths.append(path) }
+            paths = paths.filter { FileManager.default.fileExists(atPath: $0) }
+            if output.json {
+                try JSONValue.array(paths.map { .string($0) }).print()
+            } else {
+                ItemOutput.write(paths.map { "    \"\($0)\"\n" }.joined())
+            }
+        }
+    }
+}
+
+/// `default-keychain`: shows or sets the default keychain (`$LATCHKEY_KEYCHAIN` still wins).
+struct DefaultKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "default-keychain",
+        abstract: "Display or set the default keychain.",
+        discussion: """
+            The default is $LATCHKEY_KEYCHAIN when set, else the keychain set here (kept in \
+            <data directory>/keychains.json), else login.keychain-db in the data directory.
+            """
+    )
+
+    @Option(name: .customShort("s"), help: "Make this keychain (file or name) the default.") var set: String?
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        try runReportingErrors {
+            if let set {
+                let path = KeychainLocation.resolve(set)
+                var config = KeychainConfig.load()
+                config.defaultKeychain = path
+                config.remember(path)
+                try config.save()
+                if let overriding = ProcessInfo.processInfo.environment["LATCHKEY_KEYCHAIN"], !overriding.isEmpty {
+                    warn("LATCHKEY_KEYCHAIN is set and still takes precedence over the default keychain.")
+                }
+                return
+            }
+            let environment = ProcessInfo.processInfo.environment["LATCHKEY_KEYCHAIN"] ?? ""
+            let source: String
+            if !environment.isEmpty {
+                source = "environment"
+            } else if KeychainConfig.load().defaultKeychain?.isEmpty == false {
+                source = "config"
+            } else {
+                source = "login"
+            }
+            let path = KeychainConfig.effectiveDefault()
+            if output.json {
+                try JSONValue.object(["keychain": .string(path), "source": .string(source)]).print()
+            } else {
+                print("    \"\(path)\"")
+            }
+        }
+    }
+}
+
+/// `delete-keychain`: removes keychain files (after checking they are keychains) and forgets them.
+struct DeleteKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete-keychain",
+        abstract: "Delete keychains and remove them from the keychain list.",
+        discussion: "Every item in the keychain is lost. Files that are not Latchkey keychains are left alone."
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Argument(help: "Keychain files or names (default: -k or $LATCHKEY_KEYCHAIN).") var names: [String] = []
+
+    func run() throws {
+        try runReportingErrors {
+            let paths: [String]
+            if !names.isEmpty {
+                paths = names.map { KeychainLocation.resolve($0) }
+            } else if keychain.keychain != nil || ProcessInfo.processInfo.environment["LATCHKEY_KEYCHAIN"] != nil {
+                paths = [keychain.path]
+            } else {
+                throw KeychainError(.param, "Name the keychain to delete (or give -k).")
+            }
+            var config = KeychainConfig.load()
+            for path in paths {
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
+                }
+                let store = try KeychainStore.open(
+                    path: path,
+                    credentials: [],
+                    createIfMissing: false,
+                    options: keychain.storeOptions
+                )
+                try store.close()
+                for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+                    do {
+                        try FileManager.default.removeItem(atPath: path + suffix)
+                    } catch {
+                        throw KeychainError(.io, "Cannot remove \(path + suffix).")
+                    }
+                }
+                config.forget(path)
+            }
+            try config.save()
+        }
+    }
+}
+
+/// `lock-keychain`: exists for scripts written for `security`; see its discussion for what it does here.
+struct LockKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock-keychain",
+        abstract: "Lock a keychain (a no-op here: nothing stays unlocked between commands).",
+        discussion: """
+            Latchkey has no daemon: every latchkey process unlocks the keychain for itself (from the \
+            environment, a key file or a prompt) and forgets the keys when it exits. There is therefore no \
+            unlocked session to lock. This command checks that the keychain exists and exits 0, so scripts \
+            written for security keep working. To stop unattended access, remove the key file or passphrase \
+            file that LATCHKEY_KEY_FILE / LATCHKEY_PASSPHRASE_FILE point to.
+            """
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Flag(name: .customShort("a"), help: "Lock all keychains (also a no-op).") var all = false
+    @Argument(help: "Keychain file or name.") var name: String?
+
+    func run() throws {
+        try runReportingErrors {
+            guard !all else { return }
+            let path = name.map { KeychainLocation.resolve($0) } ?? keychain.path
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
+            }
+        }
+    }
+}
+
+/// `unlock-keychain`: checks a passphrase or key file against a keychain; nothing stays unlocked afterwards.
+struct UnlockKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock-keychain",
+        abstract: "Check that a passphrase or key file unlocks a keychain.",
+        discussion: """
+            Latchkey has no daemon, so no later command can inherit an unlock: each process unlocks for \
+            itself. This command verifies the credential (from -p, --passphrase-stdin, --key-file, the \
+            environment or a prompt) and exits 0 when it unlocks the keychain, 1 with OSStatus -25293 when \
+            it does not. Nothing is written. For unattended use set LATCHKEY_KEY_FILE or \
+            LATCHKEY_PASSPHRASE_FILE.
+            """
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @OptionGroup var given: CredentialOptions
+    @Flag(name: .customShort("u"), help: "Do not prompt; use only the environment and the options given.")
+    var noPrompt = false
+    @Argument(help: "Keychain file or name.") var name: String?
+
+    func run() throws {
+        try runReportingErrors {
+            let path = name.map { KeychainLocation.resolve($0) } ?? keychain.path
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
+            }
+            let store = try KeychainStore.open(
+                path: path,
+                credentials: [],
+                createIfMissing: false,
+                options: keychain.storeOptions
+            )
+            var credentials = try given.credentials()
+            if credentials.isEmpty { credentials = try UnlockCredential.fromEnvironment() }
+            if credentials.isEmpty {
+                guard !noPrompt, Terminal.isInteractive else {
+                    throw KeychainError(
+                        .interactionNotAllowed,
+                        "No passphrase given and no terminal to ask on: use --passphrase-stdin or --key-file."
+                    )
+                }
+                credentials = [.passphrase(try Terminal.readSecret(prompt: "Passphrase for \(path): "))]
+            }
+            var lastError: KeychainError?
+            for credential in credentials {
+                do {
+                    try store.unlock(with: credential)
+                    return
+                } catch let error as KeychainError {
+                    lastError = error
+                }
+            }
+            if let lastError { throw lastError }
+        }
+    }
+}
