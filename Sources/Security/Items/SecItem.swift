@@ -31,18 +31,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         if !request.otherMatchKeys.isEmpty || request.limit != nil { return errSecSuccess }
         var values = request.attributes
         if request.synchronizableAny { values[.synchronizable] = nil }
-        let secret = request.secret.map { SecretData($0) }
-        let added: FoundItem
-        do {
-            added = try store.add(itemClass, attributes: values, data: secret)
-        } catch KeychainError.Code.duplicateItem {
-            // A tombstone or corrupt row under the same primary key is replaced (spec §3.10); see
-            // `KeychainStore.removeReplaceableRow` for why the core does not do it itself yet.
-            guard try store.removeReplaceableRow(itemClass, attributes: values) else {
-                throw KeychainError(.duplicateItem, "The specified item already exists in the keychain.")
-            }
-            added = try store.add(itemClass, attributes: values, data: secret)
-        }
+        let added = try store.add(itemClass, attributes: values, data: request.secret.map { SecretData($0) })
         if let result, let value = ResultShape.addValue(added, request.returns, accessControlGiven: request.accessControl != nil) {
             result.pointee = value
         }
