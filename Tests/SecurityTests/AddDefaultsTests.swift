@@ -85,6 +85,16 @@ struct AddDefaultsTests {
         }
     }
 
+    @Test func thisDeviceOnlySynchronizableItemIsAccepted() throws {
+        // Documented as not allowed, but Apple's source does not enforce it (spec §3.4): stored.
+        try withTemporaryKeychain { _ in
+            var item = Sec.password()
+            item[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+            item[kSecAttrSynchronizable as String] = true
+            #expect(Sec.add(item) == errSecSuccess)
+        }
+    }
+
     @Test func explicitAccessibilityIsKept() throws {
         try withTemporaryKeychain { _ in
             var item = Sec.password()

@@ -65,6 +65,20 @@ struct CoreFoundationTests {
         }
     }
 
+    @Test func anyHashableLookupNeedsStringKeys() throws {
+        // Known difference: on swift-corelibs-foundation AnyHashable(NSString) != AnyHashable(String), so a
+        // result cast to [AnyHashable: Any] must be read with `kSecAttrAccount as String`, not the CFString.
+        try withTemporaryKeychain { _ in
+            Sec.add(Sec.password())
+            let (_, result) = Sec.copy(Sec.password(data: nil).merging([kSecReturnAttributes as String: true]) { $1 })
+            let attributes = try #require(result as? [AnyHashable: Any])
+            #expect(attributes[kSecAttrAccount as String] as? String == "alice")
+            #expect(attributes[kSecAttrAccount] == nil)
+            #expect((result as? NSDictionary)?[kSecAttrAccount] as? String == "alice")
+            #expect((result as? [CFString: Any])?[kSecAttrAccount] as? String == "alice")
+        }
+    }
+
     @Test func booleanConstantsAreBooleans() {
         #expect(CFBooleanGetValue(kCFBooleanTrue))
         #expect(!CFBooleanGetValue(kCFBooleanFalse))

@@ -139,6 +139,27 @@ struct MatchingTests {
         }
     }
 
+    @Test func corruptRowsAreSkippedAndAllCorruptIsItemNotFound() throws {
+        let sqlite = "/usr/bin/sqlite3"
+        guard FileManager.default.isExecutableFile(atPath: sqlite) else { return }
+        let keychain = TemporaryKeychain()
+        let store = try keychain.open()
+        try LatchkeySecurity.withStore(store) {
+            Sec.add(Sec.password(account: "damaged"))
+            Sec.add(Sec.password(account: "intact"))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: sqlite)
+            process.arguments = [keychain.path, "UPDATE genp SET attrs = zeroblob(64) WHERE id = (SELECT MIN(id) FROM genp)"]
+            try process.run()
+            process.waitUntilExit()
+            try #require(process.terminationStatus == 0)
+            let all = Sec.copy(query([kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll]))
+            #expect(all.0 == errSecSuccess)
+            #expect((all.1 as? [[String: Any]])?.compactMap { $0["acct"] as? String } == ["intact"])
+            #expect(Sec.copy(query([kSecAttrAccount as String: "damaged"])).0 == errSecItemNotFound)
+        }
+    }
+
     @Test func hostOrSubdomainMatchesInternetPasswords() throws {
         try withTemporaryKeychain { _ in
             for server in ["example.com", "api.example.com", "example.org", "badexample.com"] {

@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Latchkey
 
 /// `SecCopyErrorMessageString`: the human-readable text of an OSStatus.
 ///
@@ -12,48 +13,30 @@ import Foundation
 ///   - reserved: Must be `nil` (ignored).
 /// - Returns: The message; never `nil` here (Apple may return `nil`).
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    (SecErrorMessages.text[status] ?? "OSStatus \(status)") as NSString
+    let message = SecErrorMessages.extra[status] ?? KeychainError.Code(rawValue: status).statusMessage
+    return message as NSString
 }
 
-/// Apple's message table (`SecBase.h`).
+/// `SecBase.h` texts of the codes the core's table (`KeychainError.Code.statusMessage`) does not hold.
 enum SecErrorMessages {
-    static let text: [OSStatus: String] = [
-        0: "No error.",
-        -4: "Function or operation not implemented.",
+    static let extra: [OSStatus: String] = [
         -34: "The disk is full.",
-        -36: "I/O error.",
         -49: "File already open with write permission.",
-        -50: "One or more parameters passed to a function were not valid.",
         -61: "Write permissions error.",
-        -108: "Failed to allocate memory.",
-        -128: "User canceled the operation.",
-        -909: "Bad parameter or invalid state for operation.",
-        -25291: "No keychain is available. You may need to restart your computer.",
-        -25292: "This keychain cannot be modified.",
-        -25293: "The user name or passphrase you entered is not correct.",
         -25294: "The specified keychain could not be found.",
         -25295: "The specified keychain is not a valid keychain file.",
         -25296: "A keychain with the same name already exists.",
         -25297: "The specified callback function is already installed.",
         -25298: "The specified callback function is not valid.",
-        -25299: "The specified item already exists in the keychain.",
-        -25300: "The specified item could not be found in the keychain.",
         -25301: "There is not enough memory available to use the specified item.",
         -25302: "This item contains information which is too large or in a format that cannot be displayed.",
-        -25303: "The specified attribute does not exist.",
-        -25304: "The specified item is no longer valid. It may have been deleted from the keychain.",
         -25305: "Unable to search the current keychain.",
-        -25306: "The specified item does not appear to be a valid keychain item.",
-        -25307: "A default keychain could not be found.",
-        -25308: "User interaction is not allowed.",
         -25309: "The specified attribute could not be modified.",
         -25310: "This keychain was created by a different version of the system software and cannot be opened.",
         -25311: "This item specifies a key size which is too large or too small.",
         -25312: "A required component (data storage module) could not be loaded. You may need to restart your computer.",
         -25313: "A required component (certificate module) could not be loaded. You may need to restart your computer.",
         -25314: "A required component (policy module) could not be loaded. You may need to restart your computer.",
-        -25315: "User interaction is required, but is currently not allowed.",
-        -25316: "The contents of this item cannot be retrieved.",
         -25317: "The contents of this item cannot be modified.",
         -25318: "One or more certificates required to validate this certificate cannot be found.",
         -25319: "The specified preferences domain is not valid.",
@@ -73,9 +56,6 @@ enum SecErrorMessages {
         -25262: "The Trust Settings Record was corrupted.",
         -25263: "No Trust Settings were found.",
         -25264: "MAC verification failed during PKCS12 import (wrong password?)",
-        -26275: "Unable to decode the provided data.",
-        -34018: "A required entitlement isn't present.",
-        -34020: "Client is restricted and is not permitted to perform this operation.",
         -67712: "An invalid key was encountered.",
         -67808: "A cryptographic verification failure has occurred.",
     ]
