@@ -65,7 +65,10 @@ public enum LAAuthentication {
     }
 
     /// Runs `operation` with `authenticator` in effect for the current task (and its child tasks) only.
-    public static func withAuthenticator<T>(_ authenticator: any LAAuthenticator, operation: () throws -> T) rethrows
+    public static func withAuthenticator<T>(
+        _ authenticator: any LAAuthenticator,
+        operation: () throws -> T
+    ) rethrows
         -> T
     {
         try $scoped.withValue(authenticator, operation: operation)

@@ -65,7 +65,11 @@ open class LAContext: NSObject, @unchecked Sendable {
     /// `LATouchIDAuthenticationMaximumAllowableReuseDuration`; no effect on Linux).
     open var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
         get { state.withLock { $0.reuseDuration } }
-        set { state.withLock { $0.reuseDuration = min(max(newValue, 0), LATouchIDAuthenticationMaximumAllowableReuseDuration) } }
+        set {
+            state.withLock {
+                $0.reuseDuration = min(max(newValue, 0), LATouchIDAuthenticationMaximumAllowableReuseDuration)
+            }
+        }
     }
 
     /// `LAContext.biometryType`: always `.none` on Linux.

@@ -44,7 +44,10 @@ struct SampleRunTests {
             #expect(found.password == "pw2")
             try InternetPasswordSample.delete()
             #expect(throws: KeychainError.noPassword) { try InternetPasswordSample.search() }
-            #expect(InternetPasswordSample.message(for: errSecItemNotFound) == "The specified item could not be found in the keychain.")
+            #expect(
+                InternetPasswordSample.message(for: errSecItemNotFound)
+                    == "The specified item could not be found in the keychain."
+            )
         }
     }
 

@@ -7,8 +7,17 @@ import Testing
 
 /// Spec §6.2, §3.6: SecAccessControl, and reading protected items through LAContext.
 struct AccessControlTests {
-    private func protectedItem(_ flags: SecAccessControlCreateFlags = .userPresence, account: String = "alice") throws -> [String: Any] {
-        let control = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil))
+    private func protectedItem(_ flags: SecAccessControlCreateFlags = .userPresence, account: String = "alice") throws
+        -> [String: Any]
+    {
+        let control = try #require(
+            SecAccessControlCreateWithFlags(
+                kCFAllocatorDefault,
+                kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                flags,
+                nil
+            )
+        )
         var item = Sec.password(account: account)
         item[kSecAttrAccessControl as String] = control
         return item
@@ -24,16 +33,47 @@ struct AccessControlTests {
         var error: Unmanaged<CFError>?
         #expect(SecAccessControlCreateWithFlags(nil, "nonsense" as CFString, [], &error) == nil)
         #expect(error?.takeRetainedValue().code == Int(errSecParam))
-        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.userPresence, .biometryAny], nil) == nil)
-        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.biometryAny, .biometryCurrentSet], nil) == nil)
-        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.devicePasscode, .or, .and], nil) == nil)
-        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.userPresence, .applicationPassword], nil) != nil)
-        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.biometryAny, .or, .devicePasscode], nil) != nil)
+        #expect(
+            SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.userPresence, .biometryAny], nil)
+                == nil
+        )
+        #expect(
+            SecAccessControlCreateWithFlags(
+                nil,
+                kSecAttrAccessibleWhenUnlocked,
+                [.biometryAny, .biometryCurrentSet],
+                nil
+            ) == nil
+        )
+        #expect(
+            SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.devicePasscode, .or, .and], nil)
+                == nil
+        )
+        #expect(
+            SecAccessControlCreateWithFlags(
+                nil,
+                kSecAttrAccessibleWhenUnlocked,
+                [.userPresence, .applicationPassword],
+                nil
+            ) != nil
+        )
+        #expect(
+            SecAccessControlCreateWithFlags(
+                nil,
+                kSecAttrAccessibleWhenUnlocked,
+                [.biometryAny, .or, .devicePasscode],
+                nil
+            ) != nil
+        )
     }
 
     @Test func accessControlIsHashable() throws {
-        let first = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil))
-        let second = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil))
+        let first = try #require(
+            SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)
+        )
+        let second = try #require(
+            SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)
+        )
         let query: [String: AnyHashable] = [kSecAttrAccessControl as String: first]
         #expect(query[kSecAttrAccessControl as String] == AnyHashable(second))
         #expect(Set([first, second]).count == 1)
@@ -47,7 +87,15 @@ struct AccessControlTests {
                 let attributes = try #require(Sec.attributes(Sec.password(data: nil)))
                 #expect(attributes["pdmn"] as? String == "aku")
                 let control = try #require(attributes["accc"] as? SecAccessControl)
-                #expect(control == SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, nil))
+                #expect(
+                    control
+                        == SecAccessControlCreateWithFlags(
+                            nil,
+                            kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+                            .userPresence,
+                            nil
+                        )
+                )
                 #expect(authenticator.callCount == 0)
             }
         }
@@ -83,9 +131,14 @@ struct AccessControlTests {
             try withTemporaryKeychain { _ in
                 Sec.add(try protectedItem())
                 Sec.add(Sec.password(account: "plain"))
-                #expect(readData([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]).0 == errSecInteractionNotAllowed)
+                #expect(
+                    readData([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]).0
+                        == errSecInteractionNotAllowed
+                )
                 #expect(readData([kSecUseNoAuthenticationUI as String: true]).0 == errSecInteractionNotAllowed)
-                #expect(readData([kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip]).0 == errSecItemNotFound)
+                #expect(
+                    readData([kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip]).0 == errSecItemNotFound
+                )
                 let (status, result) = Sec.copy([
                     kSecClass as String: kSecClassGenericPassword,
                     kSecReturnAttributes as String: true,
@@ -135,7 +188,9 @@ struct AccessControlTests {
         try LAAuthentication.withAuthenticator(authenticator) {
             try withTemporaryKeychain { _ in
                 Sec.add(try protectedItem())
-                #expect(Sec.update(Sec.password(data: nil), [kSecValueData as String: Data("n".utf8)]) == errSecUserCanceled)
+                #expect(
+                    Sec.update(Sec.password(data: nil), [kSecValueData as String: Data("n".utf8)]) == errSecUserCanceled
+                )
                 #expect(Sec.update(Sec.password(data: nil), [kSecValueData as String: Data("n".utf8)]) == errSecSuccess)
                 #expect(authenticator.callCount == 2)
                 #expect(Sec.delete(Sec.password(data: nil)) == errSecSuccess)

@@ -14,7 +14,10 @@ struct AccessGroupTests {
             #expect(Sec.add(shared) == errSecSuccess)
             #expect(Sec.attributes(Sec.password(account: "default", data: nil))?["agrp"] as? String == "group.one")
             #expect(Sec.count([kSecClass as String: kSecClassGenericPassword]) == 2)
-            #expect(Sec.count([kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: "group.two"]) == 1)
+            #expect(
+                Sec.count([kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: "group.two"])
+                    == 1
+            )
         }
     }
 
@@ -42,7 +45,10 @@ struct AccessGroupTests {
             #expect(Sec.copy(query).0 == errSecMissingEntitlement)
             #expect(Sec.update(query, [kSecAttrLabel as String: "x"]) == errSecMissingEntitlement)
             #expect(Sec.delete(query) == errSecMissingEntitlement)
-            #expect(Sec.update(Sec.password(data: nil), [kSecAttrAccessGroup as String: "group.foreign"]) == errSecMissingEntitlement)
+            #expect(
+                Sec.update(Sec.password(data: nil), [kSecAttrAccessGroup as String: "group.foreign"])
+                    == errSecMissingEntitlement
+            )
         }
     }
 

@@ -9,7 +9,10 @@ struct AddDefaultsTests {
     @Test func genericPasswordGetsApplesDefaults() throws {
         try withTemporaryKeychain { _ in
             let before = Date()
-            #expect(Sec.add([kSecClass as String: kSecClassGenericPassword, kSecValueData as String: Data("x".utf8)]) == errSecSuccess)
+            #expect(
+                Sec.add([kSecClass as String: kSecClassGenericPassword, kSecValueData as String: Data("x".utf8)])
+                    == errSecSuccess
+            )
             let item = try #require(Sec.attributes([kSecClass as String: kSecClassGenericPassword]))
             #expect(item["acct"] as? String == "")
             #expect(item["svce"] as? String == "")
@@ -43,7 +46,10 @@ struct AddDefaultsTests {
 
     @Test func certificateDefaultsToAlwaysAccessible() throws {
         try withTemporaryKeychain { _ in
-            #expect(Sec.add([kSecClass as String: kSecClassCertificate, kSecValueData as String: Data([0x30, 0x00])]) == errSecSuccess)
+            #expect(
+                Sec.add([kSecClass as String: kSecClassCertificate, kSecValueData as String: Data([0x30, 0x00])])
+                    == errSecSuccess
+            )
             let item = try #require(Sec.attributes([kSecClass as String: kSecClassCertificate]))
             #expect(item["pdmn"] as? String == "dk")
             #expect(item["ctyp"] as? Int == 0)
@@ -54,7 +60,9 @@ struct AddDefaultsTests {
 
     @Test func rawKeyGetsEmptyPrimaryKeyDefaultsAndNothingDerived() throws {
         try withTemporaryKeychain { _ in
-            #expect(Sec.add([kSecClass as String: kSecClassKey, kSecValueData as String: Data([1, 2, 3])]) == errSecSuccess)
+            #expect(
+                Sec.add([kSecClass as String: kSecClassKey, kSecValueData as String: Data([1, 2, 3])]) == errSecSuccess
+            )
             let item = try #require(Sec.attributes([kSecClass as String: kSecClassKey]))
             #expect(item["kcls"] as? Int == 0)
             #expect(item["klbl"] as? Data == Data())
@@ -70,7 +78,10 @@ struct AddDefaultsTests {
 
     @Test func internetPasswordGetsEmptyPrimaryKeyDefaults() throws {
         try withTemporaryKeychain { _ in
-            #expect(Sec.add([kSecClass as String: kSecClassInternetPassword, kSecValueData as String: Data("x".utf8)]) == errSecSuccess)
+            #expect(
+                Sec.add([kSecClass as String: kSecClassInternetPassword, kSecValueData as String: Data("x".utf8)])
+                    == errSecSuccess
+            )
             let item = try #require(Sec.attributes([kSecClass as String: kSecClassInternetPassword]))
             for key in ["acct", "sdmn", "srvr", "atyp", "path"] { #expect(item[key] as? String == "", "\(key)") }
             #expect(item["ptcl"] as? Int == 0)
@@ -80,8 +91,16 @@ struct AddDefaultsTests {
 
     @Test func missingAccountAndEmptyAccountAreTheSameKey() throws {
         try withTemporaryKeychain { _ in
-            #expect(Sec.add([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"]) == errSecSuccess)
-            #expect(Sec.add([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s", kSecAttrAccount as String: ""]) == errSecDuplicateItem)
+            #expect(
+                Sec.add([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"])
+                    == errSecSuccess
+            )
+            #expect(
+                Sec.add([
+                    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                    kSecAttrAccount as String: "",
+                ]) == errSecDuplicateItem
+            )
         }
     }
 

@@ -27,7 +27,10 @@ struct ConcurrencyTests {
                         status = Sec.copy(query).0
                         allowed = [errSecSuccess, errSecItemNotFound]
                     case 2:
-                        status = Sec.update(Sec.password(account: account, data: nil), [kSecValueData as String: Data("u".utf8)])
+                        status = Sec.update(
+                            Sec.password(account: account, data: nil),
+                            [kSecValueData as String: Data("u".utf8)]
+                        )
                         allowed = [errSecSuccess, errSecItemNotFound]
                     case 3:
                         var shared = Sec.password(account: "shared", data: nil)
@@ -38,7 +41,9 @@ struct ConcurrencyTests {
                         status = Sec.delete(Sec.password(account: account, data: nil))
                         allowed = [errSecSuccess, errSecItemNotFound]
                     }
-                    if !allowed.contains(status) { failures.withLock { $0.append("thread \(thread) call \(index): \(status)") } }
+                    if !allowed.contains(status) {
+                        failures.withLock { $0.append("thread \(thread) call \(index): \(status)") }
+                    }
                 }
             }
         }

@@ -111,10 +111,22 @@ struct ConstantsTests {
         ConstantCase("kSecAttrAccessibleWhenUnlocked", kSecAttrAccessibleWhenUnlocked, "ak"),
         ConstantCase("kSecAttrAccessibleAfterFirstUnlock", kSecAttrAccessibleAfterFirstUnlock, "ck"),
         ConstantCase("kSecAttrAccessibleAlways", kSecAttrAccessibleAlways, "dk"),
-        ConstantCase("kSecAttrAccessibleWhenUnlockedThisDeviceOnly", kSecAttrAccessibleWhenUnlockedThisDeviceOnly, "aku"),
-        ConstantCase("kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly", kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, "cku"),
+        ConstantCase(
+            "kSecAttrAccessibleWhenUnlockedThisDeviceOnly",
+            kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+            "aku"
+        ),
+        ConstantCase(
+            "kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly",
+            kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+            "cku"
+        ),
         ConstantCase("kSecAttrAccessibleAlwaysThisDeviceOnly", kSecAttrAccessibleAlwaysThisDeviceOnly, "dku"),
-        ConstantCase("kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly", kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, "akpu"),
+        ConstantCase(
+            "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly",
+            kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+            "akpu"
+        ),
         ConstantCase("kSecAttrAccessGroupToken", kSecAttrAccessGroupToken, "com.apple.token"),
         ConstantCase("kSecAttrTokenIDSecureEnclave", kSecAttrTokenIDSecureEnclave, "com.apple.setoken"),
         ConstantCase("kSecAttrProtocolFTP", kSecAttrProtocolFTP, "ftp "),
@@ -226,31 +238,141 @@ struct ConstantsTests {
     static let statuses: [StatusCase] = [
         StatusCase(name: "errSecSuccess", status: errSecSuccess, expected: 0, message: "No error."),
         StatusCase(name: "noErr", status: noErr, expected: 0, message: "No error."),
-        StatusCase(name: "errSecUnimplemented", status: errSecUnimplemented, expected: -4, message: "Function or operation not implemented."),
+        StatusCase(
+            name: "errSecUnimplemented",
+            status: errSecUnimplemented,
+            expected: -4,
+            message: "Function or operation not implemented."
+        ),
         StatusCase(name: "errSecIO", status: errSecIO, expected: -36, message: "I/O error."),
-        StatusCase(name: "errSecParam", status: errSecParam, expected: -50, message: "One or more parameters passed to a function were not valid."),
-        StatusCase(name: "errSecAllocate", status: errSecAllocate, expected: -108, message: "Failed to allocate memory."),
-        StatusCase(name: "errSecUserCanceled", status: errSecUserCanceled, expected: -128, message: "User canceled the operation."),
-        StatusCase(name: "errSecBadReq", status: errSecBadReq, expected: -909, message: "Bad parameter or invalid state for operation."),
-        StatusCase(name: "errSecInternalComponent", status: errSecInternalComponent, expected: -2070, message: "OSStatus -2070"),
-        StatusCase(name: "errSecMissingEntitlement", status: errSecMissingEntitlement, expected: -34018, message: "A required entitlement isn't present."),
-        StatusCase(name: "errSecRestrictedAPI", status: errSecRestrictedAPI, expected: -34020, message: "Client is restricted and is not permitted to perform this operation."),
-        StatusCase(name: "errSecNotAvailable", status: errSecNotAvailable, expected: -25291, message: "No keychain is available. You may need to restart your computer."),
-        StatusCase(name: "errSecReadOnly", status: errSecReadOnly, expected: -25292, message: "This keychain cannot be modified."),
-        StatusCase(name: "errSecAuthFailed", status: errSecAuthFailed, expected: -25293, message: "The user name or passphrase you entered is not correct."),
-        StatusCase(name: "errSecDuplicateItem", status: errSecDuplicateItem, expected: -25299, message: "The specified item already exists in the keychain."),
-        StatusCase(name: "errSecItemNotFound", status: errSecItemNotFound, expected: -25300, message: "The specified item could not be found in the keychain."),
-        StatusCase(name: "errSecNoSuchAttr", status: errSecNoSuchAttr, expected: -25303, message: "The specified attribute does not exist."),
-        StatusCase(name: "errSecInvalidItemRef", status: errSecInvalidItemRef, expected: -25304, message: "The specified item is no longer valid. It may have been deleted from the keychain."),
-        StatusCase(name: "errSecNoSuchClass", status: errSecNoSuchClass, expected: -25306, message: "The specified item does not appear to be a valid keychain item."),
-        StatusCase(name: "errSecInteractionNotAllowed", status: errSecInteractionNotAllowed, expected: -25308, message: "User interaction is not allowed."),
-        StatusCase(name: "errSecDecode", status: errSecDecode, expected: -26275, message: "Unable to decode the provided data."),
+        StatusCase(
+            name: "errSecParam",
+            status: errSecParam,
+            expected: -50,
+            message: "One or more parameters passed to a function were not valid."
+        ),
+        StatusCase(
+            name: "errSecAllocate",
+            status: errSecAllocate,
+            expected: -108,
+            message: "Failed to allocate memory."
+        ),
+        StatusCase(
+            name: "errSecUserCanceled",
+            status: errSecUserCanceled,
+            expected: -128,
+            message: "User canceled the operation."
+        ),
+        StatusCase(
+            name: "errSecBadReq",
+            status: errSecBadReq,
+            expected: -909,
+            message: "Bad parameter or invalid state for operation."
+        ),
+        StatusCase(
+            name: "errSecInternalComponent",
+            status: errSecInternalComponent,
+            expected: -2070,
+            message: "OSStatus -2070"
+        ),
+        StatusCase(
+            name: "errSecMissingEntitlement",
+            status: errSecMissingEntitlement,
+            expected: -34018,
+            message: "A required entitlement isn't present."
+        ),
+        StatusCase(
+            name: "errSecRestrictedAPI",
+            status: errSecRestrictedAPI,
+            expected: -34020,
+            message: "Client is restricted and is not permitted to perform this operation."
+        ),
+        StatusCase(
+            name: "errSecNotAvailable",
+            status: errSecNotAvailable,
+            expected: -25291,
+            message: "No keychain is available. You may need to restart your computer."
+        ),
+        StatusCase(
+            name: "errSecReadOnly",
+            status: errSecReadOnly,
+            expected: -25292,
+            message: "This keychain cannot be modified."
+        ),
+        StatusCase(
+            name: "errSecAuthFailed",
+            status: errSecAuthFailed,
+            expected: -25293,
+            message: "The user name or passphrase you entered is not correct."
+        ),
+        StatusCase(
+            name: "errSecDuplicateItem",
+            status: errSecDuplicateItem,
+            expected: -25299,
+            message: "The specified item already exists in the keychain."
+        ),
+        StatusCase(
+            name: "errSecItemNotFound",
+            status: errSecItemNotFound,
+            expected: -25300,
+            message: "The specified item could not be found in the keychain."
+        ),
+        StatusCase(
+            name: "errSecNoSuchAttr",
+            status: errSecNoSuchAttr,
+            expected: -25303,
+            message: "The specified attribute does not exist."
+        ),
+        StatusCase(
+            name: "errSecInvalidItemRef",
+            status: errSecInvalidItemRef,
+            expected: -25304,
+            message: "The specified item is no longer valid. It may have been deleted from the keychain."
+        ),
+        StatusCase(
+            name: "errSecNoSuchClass",
+            status: errSecNoSuchClass,
+            expected: -25306,
+            message: "The specified item does not appear to be a valid keychain item."
+        ),
+        StatusCase(
+            name: "errSecInteractionNotAllowed",
+            status: errSecInteractionNotAllowed,
+            expected: -25308,
+            message: "User interaction is not allowed."
+        ),
+        StatusCase(
+            name: "errSecDecode",
+            status: errSecDecode,
+            expected: -26275,
+            message: "Unable to decode the provided data."
+        ),
         StatusCase(name: "errSecInternal", status: errSecInternal, expected: -26276, message: "OSStatus -26276"),
-        StatusCase(name: "errSecUpgradePending", status: errSecUpgradePending, expected: -34019, message: "OSStatus -34019"),
+        StatusCase(
+            name: "errSecUpgradePending",
+            status: errSecUpgradePending,
+            expected: -34019,
+            message: "OSStatus -34019"
+        ),
         StatusCase(name: "errSecAuthNeeded", status: errSecAuthNeeded, expected: -25330, message: "OSStatus -25330"),
-        StatusCase(name: "errSecNoDefaultKeychain", status: errSecNoDefaultKeychain, expected: -25307, message: "A default keychain could not be found."),
-        StatusCase(name: "errSecInteractionRequired", status: errSecInteractionRequired, expected: -25315, message: "User interaction is required, but is currently not allowed."),
-        StatusCase(name: "errSecDataNotAvailable", status: errSecDataNotAvailable, expected: -25316, message: "The contents of this item cannot be retrieved."),
+        StatusCase(
+            name: "errSecNoDefaultKeychain",
+            status: errSecNoDefaultKeychain,
+            expected: -25307,
+            message: "A default keychain could not be found."
+        ),
+        StatusCase(
+            name: "errSecInteractionRequired",
+            status: errSecInteractionRequired,
+            expected: -25315,
+            message: "User interaction is required, but is currently not allowed."
+        ),
+        StatusCase(
+            name: "errSecDataNotAvailable",
+            status: errSecDataNotAvailable,
+            expected: -25316,
+            message: "The contents of this item cannot be retrieved."
+        ),
     ]
 
     @Test(arguments: statuses)

@@ -83,7 +83,9 @@ struct LocalAuthenticationTests {
         context.touchIDAuthenticationAllowableReuseDuration = 10_000
         #expect(context.localizedReason == "Because")
         #expect(context.localizedCancelTitle == "No")
-        #expect(context.touchIDAuthenticationAllowableReuseDuration == LATouchIDAuthenticationMaximumAllowableReuseDuration)
+        #expect(
+            context.touchIDAuthenticationAllowableReuseDuration == LATouchIDAuthenticationMaximumAllowableReuseDuration
+        )
         #expect(context.biometryType == .none)
     }
 
@@ -92,7 +94,9 @@ struct LocalAuthenticationTests {
         #expect(terminal.availability(of: .deviceOwnerAuthentication) == nil)
         #expect(terminal.availability(of: .deviceOwnerAuthenticationWithBiometrics) == .biometryNotAvailable)
         #expect(throws: LAError(.notInteractive)) {
-            try terminal.authenticate(LAAuthenticationRequest(policy: .deviceOwnerAuthentication, localizedReason: "x") { _ in true })
+            try terminal.authenticate(
+                LAAuthenticationRequest(policy: .deviceOwnerAuthentication, localizedReason: "x") { _ in true }
+            )
         }
     }
 

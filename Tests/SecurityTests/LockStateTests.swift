@@ -13,7 +13,10 @@ struct LockStateTests {
             readable[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
             Sec.add(readable)
             store.lock()
-            let all: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true]
+            let all: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+                kSecReturnAttributes as String: true,
+            ]
             #expect(Sec.copy(all).0 == errSecInteractionNotAllowed)
             var narrowed = all
             narrowed[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock

@@ -19,7 +19,10 @@ struct MatchingTests {
             #expect(Sec.copy(query([kSecAttrAccount as String: "Alic"])).0 == errSecItemNotFound)
             #expect(Sec.copy(query([kSecAttrAccount as String: "Alice"])).0 == errSecSuccess)
             // kSecMatchCaseInsensitive is recorded but has no effect.
-            #expect(Sec.copy(query([kSecAttrAccount as String: "alice", kSecMatchCaseInsensitive as String: true])).0 == errSecItemNotFound)
+            #expect(
+                Sec.copy(query([kSecAttrAccount as String: "alice", kSecMatchCaseInsensitive as String: true])).0
+                    == errSecItemNotFound
+            )
         }
     }
 
@@ -40,8 +43,14 @@ struct MatchingTests {
             var item = Sec.password()
             item[kSecAttrLabel as String] = "label"
             Sec.add(item)
-            #expect(Sec.copy(query([kSecAttrAccount as String: "alice", kSecAttrLabel as String: "label"])).0 == errSecSuccess)
-            #expect(Sec.copy(query([kSecAttrAccount as String: "alice", kSecAttrLabel as String: "other"])).0 == errSecItemNotFound)
+            #expect(
+                Sec.copy(query([kSecAttrAccount as String: "alice", kSecAttrLabel as String: "label"])).0
+                    == errSecSuccess
+            )
+            #expect(
+                Sec.copy(query([kSecAttrAccount as String: "alice", kSecAttrLabel as String: "other"])).0
+                    == errSecItemNotFound
+            )
         }
     }
 
@@ -58,7 +67,10 @@ struct MatchingTests {
         try withTemporaryKeychain { _ in
             Sec.add(Sec.password())
             #expect(Sec.copy(query([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked])).0 == errSecSuccess)
-            #expect(Sec.copy(query([kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock])).0 == errSecItemNotFound)
+            #expect(
+                Sec.copy(query([kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock])).0
+                    == errSecItemNotFound
+            )
         }
     }
 
@@ -95,7 +107,9 @@ struct MatchingTests {
             let any: [String: Any] = query([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])
             #expect(Sec.delete(any) == errSecSuccess)
             #expect(Sec.copy(any).0 == errSecItemNotFound)
-            let tombstones = query([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny, kSecAttrTombstone as String: true])
+            let tombstones = query([
+                kSecAttrSynchronizable as String: kSecAttrSynchronizableAny, kSecAttrTombstone as String: true,
+            ])
             let tombstone = try #require(Sec.attributes(tombstones))
             #expect(tombstone["tomb"] as? Int == 1)
             #expect(tombstone["acct"] as? String == "alice")
@@ -117,13 +131,34 @@ struct MatchingTests {
             let (found, data) = Sec.copy([kSecValuePersistentRef as String: reference, kSecReturnData as String: true])
             #expect(found == errSecSuccess)
             #expect(data as? Data == Data("s3cret".utf8))
-            #expect(Sec.copy([kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: reference]).0 == errSecSuccess)
-            #expect(Sec.copy([kSecValuePersistentRef as String: reference, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]).0 == errSecSuccess)
+            #expect(
+                Sec.copy([kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: reference]).0
+                    == errSecSuccess
+            )
+            #expect(
+                Sec.copy([
+                    kSecValuePersistentRef as String: reference,
+                    kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+                ]).0 == errSecSuccess
+            )
             // CopyMatching: a persistent ref with another attribute is errSecParam.
-            #expect(Sec.copy([kSecValuePersistentRef as String: reference, kSecAttrAccount as String: "alice"]).0 == errSecParam)
+            #expect(
+                Sec.copy([kSecValuePersistentRef as String: reference, kSecAttrAccount as String: "alice"]).0
+                    == errSecParam
+            )
             // Update and Delete may combine it with attributes (AND).
-            #expect(Sec.update([kSecValuePersistentRef as String: reference, kSecAttrAccount as String: "other"], [kSecAttrLabel as String: "x"]) == errSecItemNotFound)
-            #expect(Sec.update([kSecValuePersistentRef as String: reference, kSecAttrAccount as String: "alice"], [kSecAttrLabel as String: "x"]) == errSecSuccess)
+            #expect(
+                Sec.update(
+                    [kSecValuePersistentRef as String: reference, kSecAttrAccount as String: "other"],
+                    [kSecAttrLabel as String: "x"]
+                ) == errSecItemNotFound
+            )
+            #expect(
+                Sec.update(
+                    [kSecValuePersistentRef as String: reference, kSecAttrAccount as String: "alice"],
+                    [kSecAttrLabel as String: "x"]
+                ) == errSecSuccess
+            )
             #expect(Sec.delete([kSecValuePersistentRef as String: reference]) == errSecSuccess)
             #expect(Sec.copy([kSecValuePersistentRef as String: reference]).0 == errSecItemNotFound)
             #expect(Sec.count(Self.genp) == 1)
@@ -135,7 +170,10 @@ struct MatchingTests {
             var item = Sec.password()
             item[kSecReturnPersistentRef as String] = true
             let reference = try #require(Sec.addReturning(item).1 as? Data)
-            #expect(Sec.copy([kSecClass as String: kSecClassKey, kSecValuePersistentRef as String: reference]).0 == errSecParam)
+            #expect(
+                Sec.copy([kSecClass as String: kSecClassKey, kSecValuePersistentRef as String: reference]).0
+                    == errSecParam
+            )
         }
     }
 
@@ -149,11 +187,15 @@ struct MatchingTests {
             Sec.add(Sec.password(account: "intact"))
             let process = Process()
             process.executableURL = URL(fileURLWithPath: sqlite)
-            process.arguments = [keychain.path, "UPDATE genp SET attrs = zeroblob(64) WHERE id = (SELECT MIN(id) FROM genp)"]
+            process.arguments = [
+                keychain.path, "UPDATE genp SET attrs = zeroblob(64) WHERE id = (SELECT MIN(id) FROM genp)",
+            ]
             try process.run()
             process.waitUntilExit()
             try #require(process.terminationStatus == 0)
-            let all = Sec.copy(query([kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll]))
+            let all = Sec.copy(
+                query([kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll])
+            )
             #expect(all.0 == errSecSuccess)
             #expect((all.1 as? [[String: Any]])?.compactMap { $0["acct"] as? String } == ["intact"])
             #expect(Sec.copy(query([kSecAttrAccount as String: "damaged"])).0 == errSecItemNotFound)
@@ -163,7 +205,10 @@ struct MatchingTests {
     @Test func hostOrSubdomainMatchesInternetPasswords() throws {
         try withTemporaryKeychain { _ in
             for server in ["example.com", "api.example.com", "example.org", "badexample.com"] {
-                Sec.add([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: server, kSecValueData as String: Data()])
+                Sec.add([
+                    kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: server,
+                    kSecValueData as String: Data(),
+                ])
             }
             let (status, result) = Sec.copy([
                 kSecClass as String: kSecClassInternetPassword,

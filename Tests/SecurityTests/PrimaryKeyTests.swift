@@ -18,7 +18,13 @@ struct PrimaryKeyTests {
     static let cases: [Case] = [
         Case(itemClass: "genp", key: "acct", first: "a", second: "b", isPrimaryKey: true),
         Case(itemClass: "genp", key: "svce", first: "a", second: "b", isPrimaryKey: true),
-        Case(itemClass: "genp", key: "agrp", first: "com.example.app", second: "com.example.shared", isPrimaryKey: true),
+        Case(
+            itemClass: "genp",
+            key: "agrp",
+            first: "com.example.app",
+            second: "com.example.shared",
+            isPrimaryKey: true
+        ),
         Case(itemClass: "genp", key: "labl", first: "a", second: "b", isPrimaryKey: false),
         Case(itemClass: "genp", key: "gena", first: "a", second: "b", isPrimaryKey: false),
         Case(itemClass: "genp", key: "desc", first: "a", second: "b", isPrimaryKey: false),
@@ -46,8 +52,12 @@ struct PrimaryKeyTests {
     func secondAddCollidesUnlessAPrimaryKeyAttributeDiffers(_ testCase: Case) throws {
         try withTemporaryKeychain { _ in
             func item(_ value: String) -> [String: Any] {
-                var item: [String: Any] = [kSecClass as String: testCase.itemClass, kSecValueData as String: Data("x".utf8)]
-                if testCase.itemClass == "genp" || testCase.itemClass == "inet" { item[kSecAttrAccount as String] = "shared" }
+                var item: [String: Any] = [
+                    kSecClass as String: testCase.itemClass, kSecValueData as String: Data("x".utf8),
+                ]
+                if testCase.itemClass == "genp" || testCase.itemClass == "inet" {
+                    item[kSecAttrAccount as String] = "shared"
+                }
                 item[testCase.key] = value
                 return item
             }

@@ -24,13 +24,48 @@ struct ReturnShapeTests {
         Case(returns: ["r_Data"], shape: .data, present: [], absent: []),
         Case(returns: ["r_PersistentRef"], shape: .persistentRef, present: [], absent: []),
         Case(returns: ["r_Ref"], shape: .nothing, present: [], absent: []),
-        Case(returns: ["r_Attributes"], shape: .dictionary, present: ["acct", "svce", "agrp", "pdmn", "cdat", "mdat", "sync", "tomb", "musr", "sha1", "accc"], absent: ["v_Data", "v_PersistentRef", "class", "UUID", "persistref"]),
-        Case(returns: ["r_Data", "r_Attributes"], shape: .dictionary, present: ["acct", "v_Data"], absent: ["v_PersistentRef", "class"]),
-        Case(returns: ["r_Attributes", "r_PersistentRef"], shape: .dictionary, present: ["acct", "v_PersistentRef"], absent: ["v_Data", "class"]),
-        Case(returns: ["r_Data", "r_Attributes", "r_PersistentRef"], shape: .dictionary, present: ["acct", "v_Data", "v_PersistentRef"], absent: ["class"]),
-        Case(returns: ["r_Data", "r_PersistentRef"], shape: .dictionary, present: ["acct", "svce", "v_Data", "v_PersistentRef", "accc"], absent: ["class"]),
-        Case(returns: ["r_Ref", "r_Attributes"], shape: .dictionary, present: ["acct", "class", "UUID", "v_Data"], absent: ["v_PersistentRef"]),
-        Case(returns: ["r_Ref", "r_PersistentRef"], shape: .dictionary, present: ["acct", "class", "UUID", "v_Data", "v_PersistentRef"], absent: []),
+        Case(
+            returns: ["r_Attributes"],
+            shape: .dictionary,
+            present: ["acct", "svce", "agrp", "pdmn", "cdat", "mdat", "sync", "tomb", "musr", "sha1", "accc"],
+            absent: ["v_Data", "v_PersistentRef", "class", "UUID", "persistref"]
+        ),
+        Case(
+            returns: ["r_Data", "r_Attributes"],
+            shape: .dictionary,
+            present: ["acct", "v_Data"],
+            absent: ["v_PersistentRef", "class"]
+        ),
+        Case(
+            returns: ["r_Attributes", "r_PersistentRef"],
+            shape: .dictionary,
+            present: ["acct", "v_PersistentRef"],
+            absent: ["v_Data", "class"]
+        ),
+        Case(
+            returns: ["r_Data", "r_Attributes", "r_PersistentRef"],
+            shape: .dictionary,
+            present: ["acct", "v_Data", "v_PersistentRef"],
+            absent: ["class"]
+        ),
+        Case(
+            returns: ["r_Data", "r_PersistentRef"],
+            shape: .dictionary,
+            present: ["acct", "svce", "v_Data", "v_PersistentRef", "accc"],
+            absent: ["class"]
+        ),
+        Case(
+            returns: ["r_Ref", "r_Attributes"],
+            shape: .dictionary,
+            present: ["acct", "class", "UUID", "v_Data"],
+            absent: ["v_PersistentRef"]
+        ),
+        Case(
+            returns: ["r_Ref", "r_PersistentRef"],
+            shape: .dictionary,
+            present: ["acct", "class", "UUID", "v_Data", "v_PersistentRef"],
+            absent: []
+        ),
     ]
 
     private func query(_ returns: [String], limit: Any) -> [String: Any] {
@@ -123,7 +158,10 @@ struct ReturnShapeTests {
         try withTemporaryKeychain { _ in
             Sec.add(Sec.password())
             var result: CFTypeRef? = NSString(string: "untouched")
-            #expect(SecItemCopyMatching(query(["r_Ref"], limit: kSecMatchLimitOne) as CFDictionary, &result) == errSecSuccess)
+            #expect(
+                SecItemCopyMatching(query(["r_Ref"], limit: kSecMatchLimitOne) as CFDictionary, &result)
+                    == errSecSuccess
+            )
             #expect(result == nil)
         }
     }
@@ -132,14 +170,18 @@ struct ReturnShapeTests {
         try withTemporaryKeychain { _ in
             Sec.add(Sec.password(account: "empty", data: nil))
             Sec.add(Sec.password(account: "full"))
-            let single = Sec.copy(query(["r_Data"], limit: kSecMatchLimitOne).merging([kSecAttrAccount as String: "empty"]) { $1 })
+            let single = Sec.copy(
+                query(["r_Data"], limit: kSecMatchLimitOne).merging([kSecAttrAccount as String: "empty"]) { $1 }
+            )
             #expect(single.0 == errSecSuccess)
             #expect(single.1 == nil)
             let all = Sec.copy(query(["r_Data"], limit: kSecMatchLimitAll))
             #expect((all.1 as? [Data]) == [Data("s3cret".utf8)])
             let emptyData = Sec.password(account: "zero", data: "")
             Sec.add(emptyData)
-            let zero = Sec.copy(query(["r_Data"], limit: kSecMatchLimitOne).merging([kSecAttrAccount as String: "zero"]) { $1 })
+            let zero = Sec.copy(
+                query(["r_Data"], limit: kSecMatchLimitOne).merging([kSecAttrAccount as String: "zero"]) { $1 }
+            )
             #expect(zero.1 as? Data == Data())
         }
     }
@@ -180,8 +222,12 @@ struct ReturnShapeTests {
             var item = Sec.password()
             item[kSecReturnAttributes as String] = true
             let dictionary = try #require(Sec.addReturning(item).1 as? [String: Any])
-            for key in ["acct", "svce", "agrp", "pdmn", "cdat", "mdat", "sync", "sha1"] { #expect(dictionary[key] != nil, "\(key)") }
-            for key in ["musr", "tomb", "UUID", "persistref", "accc", "v_Data", "class"] { #expect(dictionary[key] == nil, "\(key)") }
+            for key in ["acct", "svce", "agrp", "pdmn", "cdat", "mdat", "sync", "sha1"] {
+                #expect(dictionary[key] != nil, "\(key)")
+            }
+            for key in ["musr", "tomb", "UUID", "persistref", "accc", "v_Data", "class"] {
+                #expect(dictionary[key] == nil, "\(key)")
+            }
         }
     }
 

@@ -135,9 +135,15 @@ struct ScenarioTests {
             ])
             #expect(status == errSecSuccess)
             #expect(result as? Data == Data("v".utf8))
-            #expect(Sec.copy([kSecClass as String: kSecClassGenericPassword, kSecAttrGeneric as String: Data("other".utf8)]).0 == errSecItemNotFound)
+            #expect(
+                Sec.copy([kSecClass as String: kSecClassGenericPassword, kSecAttrGeneric as String: Data("other".utf8)])
+                    .0 == errSecItemNotFound
+            )
             // A String with the same bytes matches (String/Data equivalence).
-            #expect(Sec.copy([kSecClass as String: kSecClassGenericPassword, kSecAttrGeneric as String: "item-42"]).0 == errSecSuccess)
+            #expect(
+                Sec.copy([kSecClass as String: kSecClassGenericPassword, kSecAttrGeneric as String: "item-42"]).0
+                    == errSecSuccess
+            )
         }
     }
 
@@ -157,10 +163,21 @@ struct ScenarioTests {
     }
 
     @Test func errorMessageStringsReadAsApplesTexts() {
-        #expect(SecCopyErrorMessageString(errSecItemNotFound, nil) as String? == "The specified item could not be found in the keychain.")
-        #expect(SecCopyErrorMessageString(errSecDuplicateItem, nil) as String? == "The specified item already exists in the keychain.")
-        #expect(SecCopyErrorMessageString(errSecParam, nil) as String? == "One or more parameters passed to a function were not valid.")
-        #expect(SecCopyErrorMessageString(errSecInteractionNotAllowed, nil) as String? == "User interaction is not allowed.")
+        #expect(
+            SecCopyErrorMessageString(errSecItemNotFound, nil) as String?
+                == "The specified item could not be found in the keychain."
+        )
+        #expect(
+            SecCopyErrorMessageString(errSecDuplicateItem, nil) as String?
+                == "The specified item already exists in the keychain."
+        )
+        #expect(
+            SecCopyErrorMessageString(errSecParam, nil) as String?
+                == "One or more parameters passed to a function were not valid."
+        )
+        #expect(
+            SecCopyErrorMessageString(errSecInteractionNotAllowed, nil) as String? == "User interaction is not allowed."
+        )
     }
 }
 #endif

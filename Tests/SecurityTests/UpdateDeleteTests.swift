@@ -13,7 +13,12 @@ struct UpdateDeleteTests {
             Sec.add(Sec.password())
             let before = try #require(Sec.attributes(Sec.password(data: nil)))
             let oldDate = try #require(before["mdat"] as? Date)
-            #expect(Sec.update(Sec.password(data: nil), [kSecAttrLabel as String: "new", kSecValueData as String: Data("new".utf8)]) == errSecSuccess)
+            #expect(
+                Sec.update(
+                    Sec.password(data: nil),
+                    [kSecAttrLabel as String: "new", kSecValueData as String: Data("new".utf8)]
+                ) == errSecSuccess
+            )
             var read = Sec.password(data: nil)
             read[kSecReturnAttributes as String] = true
             read[kSecReturnData as String] = true
@@ -49,9 +54,14 @@ struct UpdateDeleteTests {
         try withTemporaryKeychain { _ in
             Sec.add(Sec.password(account: "a", data: "1"))
             Sec.add(Sec.password(account: "b", data: "2"))
-            #expect(Sec.update(Sec.password(account: "a", data: nil), [kSecAttrAccount as String: "b"]) == errSecDuplicateItem)
+            #expect(
+                Sec.update(Sec.password(account: "a", data: nil), [kSecAttrAccount as String: "b"])
+                    == errSecDuplicateItem
+            )
             #expect(Sec.count(Self.genp) == 2)
-            #expect(Sec.update(Sec.password(account: "a", data: nil), [kSecAttrAccount as String: "c"]) == errSecSuccess)
+            #expect(
+                Sec.update(Sec.password(account: "a", data: nil), [kSecAttrAccount as String: "c"]) == errSecSuccess
+            )
             #expect(Sec.count(Self.genp.merging([kSecAttrAccount as String: "c"]) { $1 }) == 1)
         }
     }
@@ -67,7 +77,10 @@ struct UpdateDeleteTests {
     @Test func updateAccessibilityMovesTheItemToTheNewClass() throws {
         try withTemporaryKeychain { _ in
             Sec.add(Sec.password())
-            #expect(Sec.update(Sec.password(data: nil), [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]) == errSecSuccess)
+            #expect(
+                Sec.update(Sec.password(data: nil), [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock])
+                    == errSecSuccess
+            )
             var read = Sec.password(data: nil)
             read[kSecReturnData as String] = true
             read[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock

@@ -20,7 +20,12 @@ struct ValidationTests {
 
     /// Extra keys added to a valid generic-password dictionary; values are decoded by `value(_:)`.
     static let cases: [Case] = [
-        Case(name: "attribute of another class", call: .copyMatching, extra: ["atag": "s:x"], expected: errSecNoSuchAttr),
+        Case(
+            name: "attribute of another class",
+            call: .copyMatching,
+            extra: ["atag": "s:x"],
+            expected: errSecNoSuchAttr
+        ),
         Case(name: "attribute of another class", call: .add, extra: ["srvr": "s:x"], expected: errSecNoSuchAttr),
         Case(name: "unknown four-character key", call: .delete, extra: ["zzzz": "s:x"], expected: errSecNoSuchAttr),
         Case(name: "unknown class", call: .copyMatching, extra: ["class": "s:zzzz"], expected: errSecNoSuchClass),
@@ -28,26 +33,66 @@ struct ValidationTests {
         Case(name: "missing class", call: .copyMatching, extra: ["class": "remove"], expected: errSecParam),
         Case(name: "missing class", call: .delete, extra: ["class": "remove"], expected: errSecParam),
         Case(name: "return flag as NSNumber(1)", call: .copyMatching, extra: ["r_Data": "n:1"], expected: errSecParam),
-        Case(name: "return flag as string", call: .copyMatching, extra: ["r_Attributes": "s:yes"], expected: errSecParam),
-        Case(name: "return flag as CFBoolean", call: .copyMatching, extra: ["r_Data": "b:true"], expected: errSecSuccess),
+        Case(
+            name: "return flag as string",
+            call: .copyMatching,
+            extra: ["r_Attributes": "s:yes"],
+            expected: errSecParam
+        ),
+        Case(
+            name: "return flag as CFBoolean",
+            call: .copyMatching,
+            extra: ["r_Data": "b:true"],
+            expected: errSecSuccess
+        ),
         Case(name: "unknown return key", call: .copyMatching, extra: ["r_Everything": "b:true"], expected: errSecParam),
         Case(name: "unknown use key", call: .copyMatching, extra: ["u_Whatever": "s:x"], expected: errSecParam),
         Case(name: "unknown value key", call: .copyMatching, extra: ["v_Other": "s:x"], expected: errSecParam),
         Case(name: "unknown long key", call: .copyMatching, extra: ["account": "s:x"], expected: errSecParam),
-        Case(name: "internal f-key is ignored", call: .copyMatching, extra: ["f_Callback": "s:x"], expected: errSecSuccess),
-        Case(name: "data-protection flag is ignored", call: .copyMatching, extra: ["nleg": "b:true"], expected: errSecSuccess),
-        Case(name: "data-protection flag is ignored", call: .add, extra: ["nleg": "b:true", "acct": "s:new"], expected: errSecSuccess),
+        Case(
+            name: "internal f-key is ignored",
+            call: .copyMatching,
+            extra: ["f_Callback": "s:x"],
+            expected: errSecSuccess
+        ),
+        Case(
+            name: "data-protection flag is ignored",
+            call: .copyMatching,
+            extra: ["nleg": "b:true"],
+            expected: errSecSuccess
+        ),
+        Case(
+            name: "data-protection flag is ignored",
+            call: .add,
+            extra: ["nleg": "b:true", "acct": "s:new"],
+            expected: errSecSuccess
+        ),
         Case(name: "secret as string", call: .copyMatching, extra: ["v_Data": "s:x"], expected: errSecParam),
         Case(name: "bad accessibility", call: .add, extra: ["pdmn": "s:zz", "acct": "s:new"], expected: errSecParam),
         Case(name: "bad accessibility", call: .copyMatching, extra: ["pdmn": "s:zz"], expected: errSecParam),
-        Case(name: "match limit string", call: .copyMatching, extra: ["m_Limit": "s:m_LimitSome"], expected: errSecParam),
+        Case(
+            name: "match limit string",
+            call: .copyMatching,
+            extra: ["m_Limit": "s:m_LimitSome"],
+            expected: errSecParam
+        ),
         Case(name: "match limit zero", call: .copyMatching, extra: ["m_Limit": "n:0"], expected: errSecParam),
         Case(name: "match limit one", call: .update, extra: ["m_Limit": "s:m_LimitOne"], expected: errSecParam),
         Case(name: "match limit all", call: .update, extra: ["m_Limit": "s:m_LimitAll"], expected: errSecParam),
-        Case(name: "case-insensitive match", call: .update, extra: ["m_CaseInsensitive": "b:true"], expected: errSecParam),
+        Case(
+            name: "case-insensitive match",
+            call: .update,
+            extra: ["m_CaseInsensitive": "b:true"],
+            expected: errSecParam
+        ),
         Case(name: "return data", call: .update, extra: ["r_Data": "b:true"], expected: errSecParam),
         Case(name: "return attributes", call: .update, extra: ["r_Attributes": "b:true"], expected: errSecParam),
-        Case(name: "secret in the query is ignored", call: .update, extra: ["v_Data": "d:other"], expected: errSecSuccess),
+        Case(
+            name: "secret in the query is ignored",
+            call: .update,
+            extra: ["v_Data": "d:other"],
+            expected: errSecSuccess
+        ),
         Case(name: "match limit one", call: .delete, extra: ["m_Limit": "s:m_LimitOne"], expected: errSecParam),
         Case(name: "match limit all", call: .delete, extra: ["m_Limit": "s:m_LimitAll"], expected: errSecParam),
         Case(name: "match limit number", call: .delete, extra: ["m_Limit": "n:5"], expected: errSecParam),
@@ -56,27 +101,97 @@ struct ValidationTests {
         Case(name: "item list is ignored", call: .delete, extra: ["u_ItemList": "s:x"], expected: errSecSuccess),
         Case(name: "item list", call: .copyMatching, extra: ["u_ItemList": "s:x"], expected: errSecParam),
         Case(name: "item list", call: .update, extra: ["u_ItemList": "s:x"], expected: errSecParam),
-        Case(name: "authentication UI skip", call: .add, extra: ["u_AuthUI": "s:u_AuthUIS", "acct": "s:new"], expected: errSecParam),
+        Case(
+            name: "authentication UI skip",
+            call: .add,
+            extra: ["u_AuthUI": "s:u_AuthUIS", "acct": "s:new"],
+            expected: errSecParam
+        ),
         Case(name: "authentication UI skip", call: .update, extra: ["u_AuthUI": "s:u_AuthUIS"], expected: errSecParam),
         Case(name: "authentication UI skip", call: .delete, extra: ["u_AuthUI": "s:u_AuthUIS"], expected: errSecParam),
-        Case(name: "authentication UI skip", call: .copyMatching, extra: ["u_AuthUI": "s:u_AuthUIS"], expected: errSecSuccess),
-        Case(name: "authentication UI fail", call: .copyMatching, extra: ["u_AuthUI": "s:u_AuthUIF"], expected: errSecSuccess),
-        Case(name: "bad authentication UI value", call: .copyMatching, extra: ["u_AuthUI": "s:sometimes"], expected: errSecParam),
+        Case(
+            name: "authentication UI skip",
+            call: .copyMatching,
+            extra: ["u_AuthUI": "s:u_AuthUIS"],
+            expected: errSecSuccess
+        ),
+        Case(
+            name: "authentication UI fail",
+            call: .copyMatching,
+            extra: ["u_AuthUI": "s:u_AuthUIF"],
+            expected: errSecSuccess
+        ),
+        Case(
+            name: "bad authentication UI value",
+            call: .copyMatching,
+            extra: ["u_AuthUI": "s:sometimes"],
+            expected: errSecParam
+        ),
         Case(name: "operation prompt", call: .copyMatching, extra: ["u_OpPrompt": "s:Why"], expected: errSecSuccess),
-        Case(name: "non-LAContext authentication context", call: .copyMatching, extra: ["u_AuthCtx": "s:ctx"], expected: errSecParam),
+        Case(
+            name: "non-LAContext authentication context",
+            call: .copyMatching,
+            extra: ["u_AuthCtx": "s:ctx"],
+            expected: errSecParam
+        ),
         Case(name: "value ref", call: .copyMatching, extra: ["v_Ref": "s:ref"], expected: errSecParam),
-        Case(name: "access control that is not a SecAccessControl", call: .add, extra: ["accc": "s:ak", "acct": "s:new"], expected: errSecParam),
-        Case(name: "issuers on passwords", call: .copyMatching, extra: ["m_Issuers": "s:x"], expected: errSecUnimplemented),
-        Case(name: "policy on passwords", call: .copyMatching, extra: ["m_Policy": "s:x"], expected: errSecUnimplemented),
-        Case(name: "host match on generic passwords", call: .copyMatching, extra: ["m_HostOrSubdomainOfHost": "s:x"], expected: errSecUnimplemented),
-        Case(name: "valid-on-date ignored for passwords", call: .copyMatching, extra: ["m_ValidOnDate": "d:x"], expected: errSecSuccess),
+        Case(
+            name: "access control that is not a SecAccessControl",
+            call: .add,
+            extra: ["accc": "s:ak", "acct": "s:new"],
+            expected: errSecParam
+        ),
+        Case(
+            name: "issuers on passwords",
+            call: .copyMatching,
+            extra: ["m_Issuers": "s:x"],
+            expected: errSecUnimplemented
+        ),
+        Case(
+            name: "policy on passwords",
+            call: .copyMatching,
+            extra: ["m_Policy": "s:x"],
+            expected: errSecUnimplemented
+        ),
+        Case(
+            name: "host match on generic passwords",
+            call: .copyMatching,
+            extra: ["m_HostOrSubdomainOfHost": "s:x"],
+            expected: errSecUnimplemented
+        ),
+        Case(
+            name: "valid-on-date ignored for passwords",
+            call: .copyMatching,
+            extra: ["m_ValidOnDate": "d:x"],
+            expected: errSecSuccess
+        ),
         Case(name: "sharing group in changes", call: .update, extra: ["changes.ggrp": "s:x"], expected: errSecParam),
         Case(name: "class in changes", call: .update, extra: ["changes.class": "s:genp"], expected: errSecNoSuchAttr),
-        Case(name: "return key in changes", call: .update, extra: ["changes.r_Data": "b:true"], expected: errSecNoSuchAttr),
-        Case(name: "persistent ref in changes", call: .update, extra: ["changes.v_PersistentRef": "d:x"], expected: errSecNoSuchAttr),
+        Case(
+            name: "return key in changes",
+            call: .update,
+            extra: ["changes.r_Data": "b:true"],
+            expected: errSecNoSuchAttr
+        ),
+        Case(
+            name: "persistent ref in changes",
+            call: .update,
+            extra: ["changes.v_PersistentRef": "d:x"],
+            expected: errSecNoSuchAttr
+        ),
         Case(name: "string secret in changes", call: .update, extra: ["changes.v_Data": "s:x"], expected: errSecParam),
-        Case(name: "attribute of another class in changes", call: .update, extra: ["changes.srvr": "s:x"], expected: errSecNoSuchAttr),
-        Case(name: "synchronizable-any in changes", call: .update, extra: ["changes.sync": "s:syna"], expected: errSecParam),
+        Case(
+            name: "attribute of another class in changes",
+            call: .update,
+            extra: ["changes.srvr": "s:x"],
+            expected: errSecNoSuchAttr
+        ),
+        Case(
+            name: "synchronizable-any in changes",
+            call: .update,
+            extra: ["changes.sync": "s:syna"],
+            expected: errSecParam
+        ),
         Case(name: "null value", call: .copyMatching, extra: ["labl": "null"], expected: errSecParam),
     ]
 
@@ -130,7 +245,9 @@ struct ValidationTests {
     @Test func identityClassIsUnimplementedForNow() throws {
         try withTemporaryKeychain { _ in
             #expect(Sec.copy([kSecClass as String: kSecClassIdentity]).0 == errSecUnimplemented)
-            #expect(Sec.add([kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "x"]) == errSecUnimplemented)
+            #expect(
+                Sec.add([kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "x"]) == errSecUnimplemented
+            )
             #expect(Sec.delete([kSecClass as String: kSecClassIdentity]) == errSecUnimplemented)
         }
     }
@@ -155,7 +272,9 @@ struct ValidationTests {
 
     @Test func accessControlWithSynchronizableIsParamError() throws {
         try withTemporaryKeychain { _ in
-            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil))
+            let control = try #require(
+                SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)
+            )
             var item = Sec.password()
             item[kSecAttrAccessControl as String] = control
             item[kSecAttrSynchronizable as String] = true

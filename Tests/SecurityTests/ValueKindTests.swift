@@ -48,7 +48,12 @@ struct ValueKindTests {
         Case(itemClass: "cert", key: "issr", input: .string("CN"), expected: .data(Data("CN".utf8))),
         Case(itemClass: "keys", key: "klbl", input: .date, expected: .rejected(errSecParam)),
         // String: Data is decoded as UTF-8.
-        Case(itemClass: "genp", key: "agrp", input: .data("com.example.shared"), expected: .string("com.example.shared")),
+        Case(
+            itemClass: "genp",
+            key: "agrp",
+            input: .data("com.example.shared"),
+            expected: .string("com.example.shared")
+        ),
         Case(itemClass: "genp", key: "agrp", input: .int(3), expected: .rejected(errSecParam)),
         // Number: booleans become 0/1, decimal strings become numbers, other strings stay strings.
         Case(itemClass: "genp", key: "type", input: .string("42"), expected: .number(42)),

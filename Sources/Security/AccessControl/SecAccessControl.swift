@@ -84,7 +84,8 @@ public final class SecAccessControl: NSObject, @unchecked Sendable {
 
     /// `"<SecAccessControlRef: ak>"`-style text, like Apple's.
     public override var description: String {
-        flags.isEmpty ? "<SecAccessControlRef: \(protection)>" : "<SecAccessControlRef: \(protection);flags=\(flags.rawValue)>"
+        flags.isEmpty
+            ? "<SecAccessControlRef: \(protection)>" : "<SecAccessControlRef: \(protection);flags=\(flags.rawValue)>"
     }
 
     private static let magic = Data("lkacl1".utf8)
@@ -108,7 +109,10 @@ public final class SecAccessControl: NSObject, @unchecked Sendable {
         var raw: UInt64 = 0
         for byte in bytes[magic.count..<magic.count + 8] { raw = raw << 8 | UInt64(byte) }
         let protection = String(decoding: bytes[(magic.count + 8)...], as: UTF8.self)
-        return SecAccessControl(protection: protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(raw)))
+        return SecAccessControl(
+            protection: protection,
+            flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(raw))
+        )
     }
 }
 

@@ -139,7 +139,10 @@ enum CFTypeCheck {
     /// Whether `number` is a boolean object (`kCFBooleanTrue`, `NSNumber(value: true)`, a bridged Swift
     /// `Bool`): swift-corelibs-foundation makes those instances of a private `NSNumber` subclass.
     static func isBoolean(_ number: NSNumber) -> Bool {
-        number === kCFBooleanTrue || number === kCFBooleanFalse || type(of: number) == type(of: kCFBooleanTrue!)
+        number === kCFBooleanTrue || number === kCFBooleanFalse || type(of: number) == booleanClass
     }
+
+    /// The dynamic class of `NSNumber(value: true)` (`__NSCFBoolean` on swift-corelibs-foundation).
+    private static let booleanClass: NSNumber.Type = type(of: NSNumber(value: true))
 }
 #endif

@@ -32,7 +32,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         var values = request.attributes
         if request.synchronizableAny { values[.synchronizable] = nil }
         let added = try store.add(itemClass, attributes: values, data: request.secret.map { SecretData($0) })
-        if let result, let value = ResultShape.addValue(added, request.returns, accessControlGiven: request.accessControl != nil) {
+        if let result,
+            let value = ResultShape.addValue(added, request.returns, accessControlGiven: request.accessControl != nil)
+        {
             result.pointee = value
         }
         return errSecSuccess
@@ -225,14 +227,18 @@ enum SecItemCalls {
 
     /// Enforces `kSecAttrAccessControl` constraints on items whose secret is about to be used:
     /// Skip drops them, Fail is `errSecInteractionNotAllowed`, Allow authenticates once for the call.
-    static func authenticate(_ items: [FoundItem], _ request: ItemRequest, _ store: KeychainStore) throws -> [FoundItem] {
+    static func authenticate(_ items: [FoundItem], _ request: ItemRequest, _ store: KeychainStore) throws -> [FoundItem]
+    {
         let protected = items.map { ResultShape.accessControl(of: $0).requiresAuthentication }
         guard protected.contains(true) else { return items }
         switch request.authenticationUI {
         case .skip:
             return zip(items, protected).filter { !$0.1 }.map(\.0)
         case .fail:
-            throw KeychainError(.interactionNotAllowed, "The item needs user authentication and kSecUseAuthenticationUIFail was given.")
+            throw KeychainError(
+                .interactionNotAllowed,
+                "The item needs user authentication and kSecUseAuthenticationUIFail was given."
+            )
         case .allow:
             let context = request.authenticationContext ?? LAContext()
             try context.authenticateForKeychain(

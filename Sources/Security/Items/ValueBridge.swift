@@ -63,7 +63,8 @@ enum ValueBridge {
         case let value as UInt32: return .number(Int64(value))
         case let value as UInt16: return .number(Int64(value))
         case let value as UInt8: return .number(Int64(value))
-        case let value as Double: return value.rounded() == value && abs(value) < 9e18 ? .number(Int64(value)) : .double(value)
+        case let value as Double:
+            return value.rounded() == value && abs(value) < 9e18 ? .number(Int64(value)) : .double(value)
         case let value as Float: return number(Double(value))
         case let value as NSNumber:
             let type = String(cString: value.objCType)

@@ -36,7 +36,9 @@ enum BiometricSample {
             kSecUseAuthenticationContext as String: context,
             kSecValueData as String: secret,
         ]
-        SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary)
+        SecItemDelete(
+            [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary
+        )
         return SecItemAdd(query as CFDictionary, nil)
     }
 
@@ -82,7 +84,12 @@ enum BiometricSample {
     }
 
     static func accessControlDictionary() -> [String: AnyHashable] {
-        let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, [.biometryCurrentSet, .or, .devicePasscode], nil)!
+        let access = SecAccessControlCreateWithFlags(
+            nil,
+            kSecAttrAccessibleAfterFirstUnlock,
+            [.biometryCurrentSet, .or, .devicePasscode],
+            nil
+        )!
         return [kSecAttrAccessControl as String: access, kSecClass as String: kSecClassGenericPassword as String]
     }
 }

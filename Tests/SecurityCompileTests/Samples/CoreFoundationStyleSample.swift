@@ -5,24 +5,26 @@ import Security
 
 enum CoreFoundationStyleSample {
     static func save(key: String, data: Data) -> OSStatus {
-        let query = [
-            kSecClass: kSecClassGenericPassword,
-            kSecAttrAccount: key,
-            kSecValueData: data,
-            kSecAttrAccessible: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-            kSecUseDataProtectionKeychain: true,
-        ] as [CFString: Any] as CFDictionary
+        let query =
+            [
+                kSecClass: kSecClassGenericPassword,
+                kSecAttrAccount: key,
+                kSecValueData: data,
+                kSecAttrAccessible: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                kSecUseDataProtectionKeychain: true,
+            ] as [CFString: Any] as CFDictionary
         SecItemDelete(query)
         return SecItemAdd(query, nil)
     }
 
     static func load(key: String) -> Data? {
-        let query = [
-            kSecClass: kSecClassGenericPassword,
-            kSecAttrAccount: key,
-            kSecReturnData: kCFBooleanTrue!,
-            kSecMatchLimit: kSecMatchLimitOne,
-        ] as [CFString: Any] as CFDictionary
+        let query =
+            [
+                kSecClass: kSecClassGenericPassword,
+                kSecAttrAccount: key,
+                kSecReturnData: kCFBooleanTrue!,
+                kSecMatchLimit: kSecMatchLimitOne,
+            ] as [CFString: Any] as CFDictionary
         var dataTypeRef: AnyObject? = nil
         let status: OSStatus = SecItemCopyMatching(query, &dataTypeRef)
         if status == noErr {

@@ -50,7 +50,8 @@ enum Sec {
     }
 
     /// A generic password's attributes.
-    static func password(service: String = "svc", account: String = "alice", data: String? = "s3cret") -> [String: Any] {
+    static func password(service: String = "svc", account: String = "alice", data: String? = "s3cret") -> [String: Any]
+    {
         var item: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
