@@ -47,6 +47,8 @@ struct ValidationTests {
         ),
         Case(name: "unknown return key", call: .copyMatching, extra: ["r_Everything": "b:true"], expected: errSecParam),
         Case(name: "unknown use key", call: .copyMatching, extra: ["u_Whatever": "s:x"], expected: errSecParam),
+        Case(name: "credential reference", call: .copyMatching, extra: ["u_CredRef": "d:x"], expected: errSecParam),
+        Case(name: "file-keychain use key", call: .copyMatching, extra: ["u_Keychain": "s:x"], expected: errSecParam),
         Case(name: "unknown value key", call: .copyMatching, extra: ["v_Other": "s:x"], expected: errSecParam),
         Case(name: "unknown long key", call: .copyMatching, extra: ["account": "s:x"], expected: errSecParam),
         Case(
