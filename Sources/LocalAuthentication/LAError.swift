@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Match it as on Apple platforms: `catch let error as LAError where error.code == .userCancel`, or
 /// `catch LAError.userCancel`.
-public struct LAError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct LAError: Error, CustomNSError, Sendable, Hashable, CustomStringConvertible {
     /// `LAError.Code` with Apple's raw values.
     public enum Code: Int, Sendable, Hashable {
         /// `LAError.Code.authenticationFailed`: the credential was wrong.
@@ -56,13 +56,16 @@ public struct LAError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The failure code.
     public let code: Code
 
-    /// Makes an error for `code`.
-    public init(_ code: Code) { self.code = code }
+    /// Makes an error for `code` (`userInfo` is accepted for Apple's signature and ignored).
+    public init(_ code: Code, userInfo: [String: Any] = [:]) { self.code = code }
 
     /// The error domain, `LAErrorDomain`.
     public static var errorDomain: String { LAErrorDomain }
-    /// The raw code, as `NSError.code` would hold it.
+    /// The raw code, as `NSError.code` holds it (`(error as NSError).code`).
     public var errorCode: Int { code.rawValue }
+
+    /// No user info.
+    public var errorUserInfo: [String: Any] { [:] }
 
     /// `"LAError <code>"`.
     public var description: String { "LAError \(code.rawValue) (\(code))" }

@@ -51,6 +51,26 @@ struct SampleRunTests {
         }
     }
 
+    @Test func passwordItemSampleRuns() throws {
+        try withKeychain {
+            var item = PasswordItem(service: "com.example.items", account: "first")
+            #expect(throws: PasswordItem.Failure.self) { try item.readPassword() }
+            #expect(!PasswordItem.exists(service: "com.example.items"))
+            try item.savePassword("one")
+            try item.savePassword("two")
+            #expect(try item.readPassword() == "two")
+            try PasswordItem(service: "com.example.items", account: "second").savePassword("x")
+            #expect(
+                try PasswordItem.passwordItems(forService: "com.example.items").map(\.account) == ["first", "second"]
+            )
+            try item.renameAccount("renamed")
+            #expect(try item.readPassword() == "two")
+            #expect(PasswordItem.exists(service: "com.example.items"))
+            try item.deleteItem()
+            #expect(try PasswordItem.passwordItems(forService: "com.example.items").map(\.account) == ["second"])
+        }
+    }
+
     @Test func keychainWrapperSampleRuns() throws {
         try withKeychain {
             let wrapper = KeychainWrapper(service: "com.example.wrapper")

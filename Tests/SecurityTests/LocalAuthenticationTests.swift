@@ -100,6 +100,13 @@ struct LocalAuthenticationTests {
         }
     }
 
+    @Test func laErrorBridgesToNSErrorInLAErrorDomain() {
+        let error: any Error = LAError(.userCancel)
+        #expect((error as NSError).code == LAError.Code.userCancel.rawValue)
+        #expect((error as NSError).domain == LAErrorDomain)
+        #expect(LAError.errorDomain == "com.apple.LocalAuthentication")
+    }
+
     @Test func errorCodesHaveApplesValues() {
         #expect(LAError.Code.authenticationFailed.rawValue == -1)
         #expect(LAError.Code.userCancel.rawValue == -2)
