@@ -166,6 +166,14 @@ extension KeychainStore {
         newValues[.multiUser] = nil
         for name: AttributeName in [.creationDate, .modificationDate, .sha1, "UUID"] { newValues[name] = nil }
         if let group = newValues[.accessGroup]?.stringValue { try checkAccessGroup(group) }
+        if newValues[.accessible]?.stringValue == Accessibility.whenPasscodeSetThisDeviceOnly.rawValue,
+            try !hasPassphrase()
+        {
+            throw KeychainError(
+                .authFailed,
+                "Items accessible 'whenPasscodeSetThisDeviceOnly' need a keychain with a passphrase."
+            )
+        }
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
         if let code = newValues[.accessible]?.stringValue, let keyClass = Accessibility(rawValue: code) {
@@ -200,7 +208,24 @@ extension KeychainStore {
                 do {
                     try writer.update(row, in: plan.table)
                 } catch StorageError.uniqueViolation {
-                    throw KeychainError(.duplicateItem, "The update would make two items with the same primary key.")
+                    // As on add, a tombstone or an undecryptable row under the new primary key is replaced;
+                    // a live item is a duplicate (spec §3.8).
+                    let existing = try writer.reader.select(
+                        from: plan.table,
+                        where: RowFilter(primaryKey: row.primaryKey),
+                        includeSecret: false
+                    )
+                    guard let old = existing.first, let oldID = old.id,
+                        !opened.contains(where: { $0.row.id == oldID }),
+                        try self.isReplaceable(old, plan.table, tokens, snapshot)
+                    else {
+                        throw KeychainError(
+                            .duplicateItem,
+                            "The update would make two items with the same primary key."
+                        )
+                    }
+                    try writer.delete(id: oldID, from: plan.table)
+                    try writer.update(row, in: plan.table)
                 }
                 if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
                     try writer.insert(

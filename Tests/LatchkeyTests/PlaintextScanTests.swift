@@ -1,0 +1,249 @@
+import Foundation
+import GRDB
+import Latchkey
+import Testing
+
+/// Nothing a caller stores may reach the disk in plaintext: not in the database, not in the WAL, not in
+/// the shared-memory index, before or after a checkpoint.
+struct PlaintextScanTests {
+    /// A marker string that is unique in the test and easy to search for.
+    static func marker(_ itemClass: ItemClass, _ what: String) -> String {
+        "MRK-\(itemClass.rawValue)-\(what)-Zq7"
+    }
+
+    /// Attributes of every string- or data-valued kind, each holding its own marker.
+    static func attributes(for itemClass: ItemClass) -> [AttributeName: AttributeValue] {
+        func text(_ name: AttributeName) -> (AttributeName, AttributeValue) {
+            (name, .string(marker(itemClass, name.rawValue)))
+        }
+        func bytes(_ name: AttributeName) -> (AttributeName, AttributeValue) {
+            (name, .data(Data(marker(itemClass, name.rawValue).utf8)))
+        }
+        var pairs: [(AttributeName, AttributeValue)] = [
+            text(.label), text(.syncViewHint), text(.tokenID), text(.sharingGroup), text(.pcsPublicKey),
+            bytes(.pcsPublicIdentity), bytes(.accessControl), text(.alias),
+        ]
+        switch itemClass {
+        case .genericPassword:
+            pairs += [
+                text(.account), bytes(.service), text(.generic), text(.itemDescription), text(.comment),
+                text(.protected), text(.creator), text(.type),
+            ]
+        case .internetPassword:
+            pairs += [
+                bytes(.account), text(.server), text(.securityDomain), text(.path), text(.authenticationType),
+                text(.protocol), text(.itemDescription), text(.comment), text(.protected),
+            ]
+        case .certificate:
+            pairs += [
+                bytes(.subject), bytes(.issuer), bytes(.serialNumber), text(.subjectKeyID), bytes(.publicKeyHash),
+            ]
+        case .key:
+            pairs += [bytes(.applicationLabel), text(.applicationTag), text(.keyType)]
+        case .identity:
+            break
+        }
+        return Dictionary(uniqueKeysWithValues: pairs)
+    }
+
+    static func secret(_ itemClass: ItemClass) -> SecretData {
+        SecretData(string: marker(itemClass, "secret"))
+    }
+
+    /// Every marker stored in the keychain, plus the access group (itself a marker).
+    static func allMarkers(accessGroup: String) -> [String] {
+        var markers = [accessGroup]
+        for itemClass in ItemClass.storable {
+            markers.append(marker(itemClass, "secret"))
+            for value in attributes(for: itemClass).values {
+                switch value {
+                case .string(let text): markers.append(text)
+                case .data(let bytes): markers.append(String(decoding: bytes, as: UTF8.self))
+                default: Issue.record("non-text marker")
+                }
+            }
+        }
+        return markers
+    }
+
+    /// The encodings a scanner of the raw file would try.
+    static func encodings(of text: String) -> [(name: String, bytes: Data)] {
+        [
+            ("UTF-8", Data(text.utf8)),
+            ("UTF-16LE", text.data(using: .utf16LittleEndian) ?? Data()),
+            ("UTF-16BE", text.data(using: .utf16BigEndian) ?? Data()),
+        ]
+    }
+
+    /// The needles found in `haystack`, as readable descriptions.
+    static func occurrences(of markers: [String], in haystack: Data) -> [String] {
+        var found: [String] = []
+        for marker in markers {
+            for (name, needle) in encodings(of: marker) where haystack.range(of: needle) != nil {
+                found.append("\(marker) (\(name))")
+            }
+        }
+        return found
+    }
+
+    /// The names of the files among `files` that contain `needle`.
+    static func files(_ files: [String: Data], contain needle: Data) -> [String] {
+        files.filter { $0.value.range(of: needle) != nil }.map(\.key).sorted()
+    }
+
+    static func keychainFiles(_ path: String) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] {
+            if let contents = FileManager.default.contents(atPath: path + suffix) {
+                files[suffix.isEmpty ? "db" : suffix] = contents
+            }
+        }
+        return files
+    }
+
+    /// Asserts that no marker, the passphrase or the device secret appears in the keychain's files.
+    static func expectNoPlaintext(
+        _ keychain: TemporaryKeychain,
+        markers: [String],
+        phase: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let files = keychainFiles(keychain.path)
+        #expect(files["db"] != nil, "\(phase): no database file", sourceLocation: sourceLocation)
+        for (name, contents) in files.sorted(by: { $0.key < $1.key }) {
+            let leaks = occurrences(of: markers, in: contents)
+            #expect(leaks.isEmpty, "\(phase): \(name) contains \(leaks)", sourceLocation: sourceLocation)
+            let passphraseLeaks = occurrences(of: ["correct horse battery staple"], in: contents)
+            #expect(
+                passphraseLeaks.isEmpty,
+                "\(phase): \(name) contains the passphrase",
+                sourceLocation: sourceLocation
+            )
+        }
+        let deviceSecret = try #require(FileManager.default.contents(atPath: keychain.deviceSecretPath))
+        #expect(deviceSecret.count == 32, sourceLocation: sourceLocation)
+        #expect(
+            Self.files(files, contain: deviceSecret).isEmpty,
+            "\(phase): the device secret is in the keychain files",
+            sourceLocation: sourceLocation
+        )
+    }
+
+    static let accessGroup = "MRK-agrp-group-Zq7"
+
+    /// The bytes of a string or data value.
+    static func bytes(of value: AttributeValue) -> Data? {
+        switch value {
+        case .string(let text): Data(text.utf8)
+        case .data(let bytes): bytes
+        default: nil
+        }
+    }
+
+    /// Adds one fully marked item of every storable class and checks that each reads back intact.
+    static func populate(_ store: KeychainStore) throws {
+        for itemClass in ItemClass.storable {
+            try store.add(itemClass, attributes: attributes(for: itemClass), data: secret(itemClass))
+        }
+        for itemClass in ItemClass.storable {
+            let found = try store.findOne(
+                ItemQuery(itemClass, attributes: [.label: .string(marker(itemClass, "labl"))]),
+                withData: true
+            )
+            #expect(found.data == secret(itemClass))
+            #expect(found.attributes[.accessGroup] == .string(accessGroup))
+            for (name, value) in attributes(for: itemClass) {
+                let stored = try #require(found.attributes[name], "\(itemClass) lost \(name)")
+                #expect(bytes(of: stored) == bytes(of: value), "\(itemClass) \(name)")
+            }
+        }
+    }
+
+    @Test func markersNeverReachTheDatabaseWALOrSharedMemory() throws {
+        let keychain = TemporaryKeychain(accessGroups: [Self.accessGroup])
+        let store = try keychain.open()
+        try Self.populate(store)
+        let markers = Self.allMarkers(accessGroup: Self.accessGroup)
+        #expect(markers.count > 60)
+        #expect(Set(markers).count == markers.count, "markers must be distinct")
+
+        // Before any checkpoint: the items live in the WAL, which must exist and be non-empty.
+        let walSize = Self.keychainFiles(keychain.path)["-wal"]?.count ?? 0
+        #expect(walSize > 0, "the items should still be in the WAL")
+        try Self.expectNoPlaintext(keychain, markers: markers, phase: "before checkpoint")
+
+        // After a checkpoint: the items moved into the main database file.
+        let databaseBefore = Self.keychainFiles(keychain.path)["db"]
+        try store.checkpoint()
+        let afterCheckpoint = Self.keychainFiles(keychain.path)
+        #expect(afterCheckpoint["-wal"]?.count ?? 0 == 0, "the checkpoint should have emptied the WAL")
+        #expect(
+            afterCheckpoint["db"] != databaseBefore,
+            "the checkpoint should have written the items into the database"
+        )
+        try Self.expectNoPlaintext(keychain, markers: markers, phase: "after checkpoint")
+
+        // After updates and deletes too (old page images linger in the WAL and the free list).
+        try store.update(
+            ItemQuery(.genericPassword),
+            with: ItemChanges(
+                attributes: [.comment: .string("MRK-genp-updated-Zq7")],
+                data: SecretData(string: "MRK-genp-newsecret-Zq7")
+            )
+        )
+        try store.delete(ItemQuery(.internetPassword))
+        try Self.expectNoPlaintext(
+            keychain,
+            markers: markers + ["MRK-genp-updated-Zq7", "MRK-genp-newsecret-Zq7"],
+            phase: "after update and delete"
+        )
+        try store.checkpoint()
+        try store.close()
+        try Self.expectNoPlaintext(
+            keychain,
+            markers: markers + ["MRK-genp-updated-Zq7", "MRK-genp-newsecret-Zq7"],
+            phase: "after close"
+        )
+    }
+
+    /// Proves the scanner itself works: a plaintext file holding every marker in every encoding is caught.
+    @Test func scannerFindsEveryMarkerInAPlaintextControlFile() throws {
+        let keychain = TemporaryKeychain(accessGroups: [Self.accessGroup])
+        let markers = Self.allMarkers(accessGroup: Self.accessGroup)
+        var control = Data("SQLite format 3\u{0}".utf8)
+        for marker in markers {
+            for (_, bytes) in Self.encodings(of: marker) {
+                control.append(contentsOf: [0x00, 0x17])
+                control.append(bytes)
+            }
+        }
+        let controlPath = keychain.directory + "/control.bin"
+        #expect(FileManager.default.createFile(atPath: controlPath, contents: control))
+        let contents = try #require(FileManager.default.contents(atPath: controlPath))
+        #expect(Self.occurrences(of: markers, in: contents).count == markers.count * 3)
+        #expect(
+            Self.occurrences(of: ["correct horse battery staple"], in: Data("xxcorrect horse battery staplexx".utf8))
+                .count == 1
+        )
+        #expect(Self.occurrences(of: ["MRK-absent-Zq7"], in: contents).isEmpty)
+    }
+
+    /// The same scanner applied to the database with every encryption step bypassed would find the markers:
+    /// writing the plaintext record bytes into a side table of the real file shows the scan reaches them.
+    @Test func scannerReachesRowsInsideTheLiveDatabaseFiles() throws {
+        let keychain = TemporaryKeychain(accessGroups: [Self.accessGroup])
+        let store = try keychain.open()
+        try store.add(.genericPassword, attributes: [.account: .string("plain")], data: SecretData(string: "x"))
+        let probe = "MRK-probe-plaintext-Zq7"
+        let queue = try DatabaseQueue(path: keychain.path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE probe (value TEXT)")
+            try db.execute(sql: "INSERT INTO probe (value) VALUES (?)", arguments: [probe])
+        }
+        try queue.close()
+        let files = Self.keychainFiles(keychain.path)
+        let found = files.values.contains { !Self.occurrences(of: [probe], in: $0).isEmpty }
+        #expect(found, "a plaintext row written to the live file must be visible to the scanner")
+        try store.close()
+    }
+}
