@@ -11,7 +11,8 @@ enum BuiltExecutable {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             directory.deleteLastPathComponent()
         }
-        if let fromArguments = CommandLine.arguments.first.map({ URL(fileURLWithPath: $0).deletingLastPathComponent() }) {
+        if let fromArguments = CommandLine.arguments.first.map({ URL(fileURLWithPath: $0).deletingLastPathComponent() })
+        {
             var dir = fromArguments
             for _ in 0..<4 {
                 let candidate = dir.appendingPathComponent("latchkey").path
@@ -27,6 +28,28 @@ enum BuiltExecutable {
         var status: Int32
         var stdout: String
         var stderr: String
+    }
+
+    /// Starts `latchkey` (or `executable`, e.g. `setpriv` wrapping it) without waiting for it.
+    ///
+    /// - Parameters:
+    ///   - arguments: The command line after the executable's name.
+    ///   - environment: The child's whole environment.
+    ///   - input: Written on the child's standard input, which is then closed (a pipe, never a terminal).
+    ///   - executable: The program to run; `nil` for the built `latchkey`.
+    /// - Returns: The running child, whose output is collected as it arrives.
+    static func spawn(
+        _ arguments: [String],
+        environment: [String: String],
+        input: String? = nil,
+        executable: String? = nil
+    ) throws -> RunningProcess {
+        try RunningProcess(
+            executable: executable ?? latchkey,
+            arguments: arguments,
+            environment: environment,
+            input: input.map { Data($0.utf8) }
+        )
     }
 
     /// Runs `latchkey` with `arguments`, feeding `input` on standard input, and waits for it.
