@@ -165,6 +165,17 @@ struct MatchingTests {
         }
     }
 
+    @Test func persistentReferenceFindsASynchronizableItemWithoutSynchronizableAny() throws {
+        try withTemporaryKeychain { _ in
+            var item = Sec.password()
+            item[kSecAttrSynchronizable as String] = true
+            item[kSecReturnPersistentRef as String] = true
+            let reference = try #require(Sec.addReturning(item).1 as? Data)
+            #expect(Sec.copy([kSecValuePersistentRef as String: reference]).0 == errSecSuccess)
+            #expect(Sec.delete([kSecValuePersistentRef as String: reference]) == errSecSuccess)
+        }
+    }
+
     @Test func persistentReferenceOfAnotherClassIsParamError() throws {
         try withTemporaryKeychain { _ in
             var item = Sec.password()

@@ -53,7 +53,8 @@ struct ItemRequest {
         return ItemQuery(
             itemClass,
             attributes: filters,
-            synchronizable: synchronizableAny ? .any : .no,
+            // The implicit `sync = 0` filter is not added when a persistent reference names the item (§3.2).
+            synchronizable: synchronizableAny || persistentReference != nil ? .any : .no,
             persistentReference: persistentReference
         )
     }
