@@ -105,8 +105,12 @@ public final class TestKeychain: Sendable {
     }
 
     /// A `Keychain` for `service` backed by this test keychain.
+    ///
+    /// The keychain value keeps this test keychain (and so its files) alive, so
+    /// `let keychain = try TestKeychain.inMemory().keychain()` is enough for a test. A bare `store`
+    /// does not: keep the `TestKeychain` while you use it.
     public func keychain(service: String = "com.example.tests") -> Keychain {
-        Keychain(service: service, store: store)
+        Keychain(service: service).store(store, keepingAlive: self)
     }
 
     /// The credential that unlocks this keychain.

@@ -24,7 +24,9 @@ final class FileChangeWatcher: Sendable {
     private let stopped = Atomic<Bool>(false)
 
     /// Starts watching `path`; `onChange` runs on the watcher's thread and must return quickly.
-    init(path: String, onChange: @escaping @Sendable () -> Void) {
+    ///
+    /// - Parameter tick: The safety tick; `nil` for `fallbackInterval` (or `pollInterval` without inotify).
+    init(path: String, tick: Duration? = nil, onChange: @escaping @Sendable () -> Void) {
         var pipeFDs: [Int32] = [-1, -1]
         _ = pipeFDs.withUnsafeMutableBufferPointer { pipe($0.baseAddress) }
         for descriptor in pipeFDs where descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
@@ -34,8 +36,9 @@ final class FileChangeWatcher: Sendable {
         let directory = url.deletingLastPathComponent().path
         let names: Set<String> = [url.lastPathComponent, url.lastPathComponent + "-wal"]
         let inotify = Self.startInotify(directory: directory)
+        let timeout = Self.milliseconds(tick ?? (inotify >= 0 ? Self.fallbackInterval : Self.pollInterval))
         let thread = Thread {
-            Self.loop(inotify: inotify, wake: wakeRead, names: names, onChange: onChange)
+            Self.loop(inotify: inotify, wake: wakeRead, timeout: timeout, names: names, onChange: onChange)
         }
         thread.name = "latchkey.file-watcher"
         thread.start()
@@ -71,12 +74,17 @@ final class FileChangeWatcher: Sendable {
         Int32(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
-    private static func loop(inotify: Int32, wake: Int32, names: Set<String>, onChange: @Sendable () -> Void) {
+    private static func loop(
+        inotify: Int32,
+        wake: Int32,
+        timeout: Int32,
+        names: Set<String>,
+        onChange: @Sendable () -> Void
+    ) {
         defer {
             if inotify >= 0 { close(inotify) }
             close(wake)
         }
-        let timeout = milliseconds(inotify >= 0 ? fallbackInterval : pollInterval)
         var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         if inotify >= 0 { descriptors.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)

@@ -32,6 +32,9 @@ extension Keychain {
 
     /// Stores `secret` for `item`, creating or updating it in one transaction (no duplicate-item error).
     ///
+    /// Fields of `item` left `nil` match anything, as in reads: the first stored password they match is
+    /// updated; a new item gets Apple's defaults for them.
+    ///
     /// - Throws: `interactionNotAllowed` when the item's or the new accessibility's class is locked.
     public func setPassword(_ secret: SecretData, for item: InternetPassword) throws(KeychainError) {
         let store = try resolvedStore()

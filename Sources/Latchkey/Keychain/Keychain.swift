@@ -22,10 +22,11 @@ import Foundation
 /// Errors are `KeychainError`. A missing item is `nil` (or `false`), never an error; a keychain too
 /// locked to read the item is `KeychainError.Code.interactionNotAllowed` (-25308), never `nil`.
 public struct Keychain: Sendable, CustomStringConvertible {
-    /// Where a keychain's items live: the process-wide default store or a given one.
+    /// Where a keychain's items live: the process-wide default store or a given one (with an optional
+    /// owner kept alive alongside it, such as a test keychain's temporary directory).
     enum Backing: Sendable {
         case shared
-        case store(KeychainStore)
+        case store(KeychainStore, owner: (any AnyObject & Sendable)?)
     }
 
     /// The service (`kSecAttrService`) of every item this keychain reads and writes.
@@ -72,7 +73,7 @@ public struct Keychain: Sendable, CustomStringConvertible {
         self.comment = nil
         self.encoder = DefaultValueCoder.encoder
         self.decoder = DefaultValueCoder.decoder
-        self.backing = store.map(Backing.store) ?? .shared
+        self.backing = store.map { .store($0, owner: nil) } ?? .shared
     }
 
     /// The process's default keychain: service = the process's first access group (its bundle
@@ -140,10 +141,20 @@ public struct Keychain: Sendable, CustomStringConvertible {
         return copy
     }
 
-    /// A copy that uses another keychain file (for example a `LatchkeyTesting` keychain).
+    /// A copy that uses another keychain file.
     public func store(_ store: KeychainStore) -> Keychain {
         var copy = self
-        copy.backing = .store(store)
+        copy.backing = .store(store, owner: nil)
+        return copy
+    }
+
+    /// A copy that uses `store` and keeps `owner` alive as long as the copy (or a copy of it) exists.
+    ///
+    /// For types that own a store's file and remove it when released, such as `LatchkeyTesting`'s
+    /// `TestKeychain`: `try TestKeychain.inMemory().keychain()` then stays usable on its own.
+    public func store(_ store: KeychainStore, keepingAlive owner: some AnyObject & Sendable) -> Keychain {
+        var copy = self
+        copy.backing = .store(store, owner: owner)
         return copy
     }
 
@@ -152,7 +163,7 @@ public struct Keychain: Sendable, CustomStringConvertible {
     /// - Throws: `KeychainError` from `KeychainStore.open` when the default keychain cannot be opened.
     public func resolvedStore() throws(KeychainError) -> KeychainStore {
         switch backing {
-        case .store(let store): store
+        case .store(let store, _): store
         case .shared: try Self.defaultStore()
         }
     }
