@@ -16,7 +16,9 @@ import Foundation
 /// print(secret)            // SecretData(7 bytes, redacted)
 /// let bytes = secret.data  // an explicit copy when a caller really needs `Data`
 /// ```
-public struct SecretData: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct SecretData: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     // SAFETY: `bytes` is written only in `init` and `deinit`; every other access is a read.
     private final class Storage: @unchecked Sendable {
         var bytes: [UInt8]
@@ -93,6 +95,9 @@ public struct SecretData: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// The same redacted text as `description`.
     public var debugDescription: String { description }
+
+    /// A mirror without children, so `dump()` and debuggers show no bytes.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// Compares two byte sequences without an early exit on the first difference.

@@ -65,9 +65,14 @@ public struct KeychainError: Error, Sendable, Equatable, CustomStringConvertible
         /// The decimal OSStatus, e.g. `-25300`.
         public var description: String { "\(rawValue)" }
 
-        /// Lets `catch KeychainError.Code.itemNotFound` match a thrown `KeychainError`.
+        /// Lets `catch KeychainError.Code.itemNotFound` match a thrown error of any type.
         public static func ~= (pattern: Code, error: any Error) -> Bool {
             (error as? KeychainError)?.code == pattern
+        }
+
+        /// Lets `catch KeychainError.Code.itemNotFound` match inside `throws(KeychainError)` code.
+        public static func ~= (pattern: Code, error: KeychainError) -> Bool {
+            error.code == pattern
         }
     }
 
