@@ -131,7 +131,10 @@ public final class TestKeychain: Sendable {
     /// - Parameters:
     ///   - unlocked: Unlock it with the test passphrase (default) or leave it `.neverUnlocked`.
     ///   - accessGroups: Its groups (default: this keychain's).
-    public func openAnotherStore(unlocked: Bool = true, accessGroups: [String]? = nil) throws(KeychainError)
+    public func openAnotherStore(
+        unlocked: Bool = true,
+        accessGroups: [String]? = nil
+    ) throws(KeychainError)
         -> KeychainStore
     {
         try KeychainStore.open(

@@ -93,7 +93,9 @@ struct KeychainErrorTests {
         collect { try keychain.removeAll() }
         #expect(errors.count == 8)
         for error in errors {
-            for text in [error.message, error.description, error.debugDescription, "\(error)", String(reflecting: error)] {
+            for text in [
+                error.message, error.description, error.debugDescription, "\(error)", String(reflecting: error),
+            ] {
                 #expect(!text.contains(secret))
                 #expect(!text.contains(key))
                 #expect(!text.contains(service))

@@ -100,7 +100,12 @@ struct KeychainListingTests {
         try synced.set("s", forKey: "k")
         #expect(try synced.removeValue(forKey: "k"))
         let tombstones = try test.store.find(
-            ItemQuery(.genericPassword, attributes: [.service: .string("svc")], synchronizable: .yes, includeTombstones: true),
+            ItemQuery(
+                .genericPassword,
+                attributes: [.service: .string("svc")],
+                synchronizable: .yes,
+                includeTombstones: true
+            ),
             limit: .all
         )
         #expect(tombstones.count == 1)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTesting
 import Testing
+
+@testable import Latchkey
 
 /// Collects the first `count` changes of a sequence, or fails after `timeout`.
 func collectChanges(

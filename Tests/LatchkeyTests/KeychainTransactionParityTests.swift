@@ -1,7 +1,8 @@
 import Foundation
-@testable import Latchkey
 import LatchkeyTesting
 import Testing
+
+@testable import Latchkey
 
 /// `ItemTransaction` repeats the core's add/update/delete rules inside one transaction; these tests
 /// pin the two implementations together.
@@ -30,7 +31,9 @@ struct KeychainTransactionParityTests {
             _ = try transaction.add(.genericPassword, attributes: transactional, data: SecretData(string: "x"))
         }
         let query = ItemQuery(.genericPassword, synchronizable: .any)
-        let items = try test.store.find(query, limit: .all).map { $0.attributes.filter { !Self.volatile.contains($0.key) } }
+        let items = try test.store.find(query, limit: .all).map {
+            $0.attributes.filter { !Self.volatile.contains($0.key) }
+        }
         #expect(items.count == 2)
         var normalized = items.map { $0.filter { $0.key != .account } }
         #expect(normalized.removeFirst() == normalized.removeFirst())
@@ -45,8 +48,14 @@ struct KeychainTransactionParityTests {
                 data: SecretData(string: "x")
             )
         }
-        let changes = ItemChanges(attributes: [.accessible: .string("ck"), .label: .string("new")], data: SecretData(string: "y"))
-        try test.store.update(ItemQuery(.genericPassword, attributes: [.account: .string("core")], synchronizable: .any), with: changes)
+        let changes = ItemChanges(
+            attributes: [.accessible: .string("ck"), .label: .string("new")],
+            data: SecretData(string: "y")
+        )
+        try test.store.update(
+            ItemQuery(.genericPassword, attributes: [.account: .string("core")], synchronizable: .any),
+            with: changes
+        )
         try test.store.transaction { transaction in
             let (plan, rows) = try transaction.find(
                 ItemQuery(.genericPassword, attributes: [.account: .string("transaction")], synchronizable: .any),
@@ -76,7 +85,9 @@ struct KeychainTransactionParityTests {
                 data: SecretData(string: "x")
             )
         }
-        try test.store.delete(ItemQuery(.genericPassword, attributes: [.account: .string("core")], synchronizable: .yes))
+        try test.store.delete(
+            ItemQuery(.genericPassword, attributes: [.account: .string("core")], synchronizable: .yes)
+        )
         try test.store.transaction { transaction in
             let (plan, rows) = try transaction.find(
                 ItemQuery(.genericPassword, attributes: [.account: .string("transaction")], synchronizable: .yes),

@@ -73,7 +73,9 @@ struct KeychainUpsertTests {
         let keychains = [test.keychain(), test.keychain().store(other)]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<8 {
-                let keychain = keychains[index % 2].accessibility(index.isMultiple(of: 3) ? .whenUnlocked : .afterFirstUnlock)
+                let keychain = keychains[index % 2].accessibility(
+                    index.isMultiple(of: 3) ? .whenUnlocked : .afterFirstUnlock
+                )
                 group.addTask {
                     for round in 0..<50 { try await keychain.set("\(index)-\(round)", forKey: "shared") }
                 }

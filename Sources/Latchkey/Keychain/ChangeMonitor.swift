@@ -160,7 +160,7 @@ final class ChangeSubscription: Sendable {
                 return Self.diff(baseline, items)
             }
             for change in changes { continuation.yield(.success(change)) }
-        } catch where error.code == .interactionNotAllowed {
+        } catch  where error.code == .interactionNotAllowed {
             // Locked: the lock-state observer wakes this subscription when the items become readable.
         } catch {
             continuation.yield(.failure(error))
@@ -168,18 +168,23 @@ final class ChangeSubscription: Sendable {
         }
     }
 
-    private func currentItems() throws(KeychainError) -> [String: (fingerprint: Fingerprint, metadata: KeychainItemMetadata)] {
+    private func currentItems() throws(KeychainError) -> [String: (
+        fingerprint: Fingerprint, metadata: KeychainItemMetadata
+    )] {
         let found: [FoundItem]
         do {
             found = try store.find(query, limit: .all, withData: false)
-        } catch where error.code == .itemNotFound {
+        } catch  where error.code == .itemNotFound {
             found = []
         }
         var items: [String: (fingerprint: Fingerprint, metadata: KeychainItemMetadata)] = [:]
         for item in found {
             guard let key = Keychain.key(of: item.attributes), items[key] == nil else { continue }
             let metadata = KeychainItemMetadata(item)
-            items[key] = (Fingerprint(persistentReference: item.persistentReference, modificationDate: metadata.modificationDate), metadata)
+            items[key] = (
+                Fingerprint(persistentReference: item.persistentReference, modificationDate: metadata.modificationDate),
+                metadata
+            )
         }
         return items
     }
@@ -191,7 +196,9 @@ final class ChangeSubscription: Sendable {
         var changes: [KeychainChange] = []
         for (key, item) in new {
             if let previous = old[key] {
-                if previous != item.fingerprint { changes.append(KeychainChange(key: key, kind: .updated, metadata: item.metadata)) }
+                if previous != item.fingerprint {
+                    changes.append(KeychainChange(key: key, kind: .updated, metadata: item.metadata))
+                }
             } else {
                 changes.append(KeychainChange(key: key, kind: .added, metadata: item.metadata))
             }

@@ -157,7 +157,9 @@ public struct InternetPassword: Sendable, Hashable, CustomStringConvertible {
             protocol: Self.code(attributes[.protocol]).map(InternetProtocol.init(rawValue:)),
             port: attributes[.port]?.numberValue.flatMap { $0 == 0 ? nil : Int($0) },
             path: nonEmpty(.path),
-            authenticationType: Self.code(attributes[.authenticationType]).map(InternetAuthenticationType.init(rawValue:)),
+            authenticationType: Self.code(attributes[.authenticationType]).map(
+                InternetAuthenticationType.init(rawValue:)
+            ),
             securityDomain: nonEmpty(.securityDomain)
         )
     }

@@ -47,7 +47,11 @@ final class ItemTransaction {
     ///
     /// - Throws: `duplicateItem` when a live item has the same primary key.
     @discardableResult
-    func add(_ itemClass: ItemClass, attributes: [AttributeName: AttributeValue], data: SecretData?) throws
+    func add(
+        _ itemClass: ItemClass,
+        attributes: [AttributeName: AttributeValue],
+        data: SecretData?
+    ) throws
         -> FoundItem
     {
         let (table, schema) = try store.tableAndSchema(itemClass)
@@ -74,7 +78,9 @@ final class ItemTransaction {
         guard let code = values[.accessible]?.stringValue, let keyClass = Accessibility(rawValue: code) else {
             throw KeychainError(.param, "Invalid accessibility value.")
         }
-        if keyClass == .whenPasscodeSetThisDeviceOnly, try !writer.reader.slots().contains(where: { $0.kind == "passphrase" }) {
+        if keyClass == .whenPasscodeSetThisDeviceOnly,
+            try !writer.reader.slots().contains(where: { $0.kind == "passphrase" })
+        {
             throw KeychainError(
                 .authFailed,
                 "Items accessible 'whenPasscodeSetThisDeviceOnly' need a keychain with a passphrase."
@@ -219,7 +225,7 @@ extension KeychainStore {
             do {
                 _ = try find(query, limit: .one, withData: false)
                 return true
-            } catch where error.code == .itemNotFound {
+            } catch  where error.code == .itemNotFound {
                 return false
             }
         }

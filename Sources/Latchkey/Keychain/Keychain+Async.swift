@@ -25,7 +25,10 @@ extension Keychain {
     }
 
     /// The value stored under `key`, or `nil` (see the synchronous `value(_:forKey:)`).
-    public func value<T: Decodable & Sendable>(_ type: T.Type = T.self, forKey key: String) async throws(KeychainError)
+    public func value<T: Decodable & Sendable>(
+        _ type: T.Type = T.self,
+        forKey key: String
+    ) async throws(KeychainError)
         -> T?
     {
         let keychain = self
@@ -123,9 +126,12 @@ extension Keychain {
     }
 
     /// Lists internet passwords (see the synchronous `internetPasswords(forServer:)`).
-    public func internetPasswords(forServer server: String? = nil) async throws(KeychainError) -> [InternetPasswordInfo] {
+    public func internetPasswords(forServer server: String? = nil) async throws(KeychainError) -> [InternetPasswordInfo]
+    {
         let keychain = self
-        return try await BlockingWork.run { () throws(KeychainError) in try keychain.internetPasswords(forServer: server) }
+        return try await BlockingWork.run { () throws(KeychainError) in
+            try keychain.internetPasswords(forServer: server)
+        }
     }
 
     /// Whether this keychain's items are readable now (see the synchronous `isAvailable()`).

@@ -18,7 +18,7 @@ extension Keychain {
         let store = try resolvedStore()
         do {
             return try store.findOne(internetQuery(item), withData: true).data ?? SecretData([])
-        } catch where error.code == .itemNotFound {
+        } catch  where error.code == .itemNotFound {
             return nil
         }
     }
@@ -27,7 +27,8 @@ extension Keychain {
     ///
     /// - Throws: `decode` when it is not UTF-8; otherwise see `passwordSecret(for:)`.
     public func password(for item: InternetPassword) throws(KeychainError) -> String? {
-        try passwordSecret(for: item).map { secret throws(KeychainError) in try decodedValue(String.self, from: secret) }
+        try passwordSecret(for: item).map { secret throws(KeychainError) in try decodedValue(String.self, from: secret)
+        }
     }
 
     /// Stores `secret` for `item`, creating or updating it in one transaction (no duplicate-item error).
@@ -41,7 +42,11 @@ extension Keychain {
         try store.transaction { transaction in
             let (plan, existing) = try transaction.find(internetQuery(item), withData: false)
             if let found = existing.first {
-                try transaction.update(found, plan: plan, with: ItemChanges(attributes: settableAttributes(), data: secret))
+                try transaction.update(
+                    found,
+                    plan: plan,
+                    with: ItemChanges(attributes: settableAttributes(), data: secret)
+                )
             } else {
                 var attributes = settableAttributes().merging(item.attributes) { _, new in new }
                 attributes[.synchronizable] = synchronizable.newItemValue

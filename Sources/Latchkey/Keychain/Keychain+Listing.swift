@@ -66,7 +66,10 @@ extension Keychain {
             return try resolvedStore().transaction { transaction in
                 var count = 0
                 for itemClass in ItemClass.storable {
-                    let (plan, items) = try transaction.find(ItemQuery(itemClass, synchronizable: .any), withData: false)
+                    let (plan, items) = try transaction.find(
+                        ItemQuery(itemClass, synchronizable: .any),
+                        withData: false
+                    )
                     for item in items { try transaction.delete(item, plan: plan) }
                     count += items.count
                 }
@@ -80,7 +83,7 @@ extension Keychain {
         let store = try resolvedStore()
         do {
             return try store.find(query, limit: limit, withData: false)
-        } catch where error.code == .itemNotFound {
+        } catch  where error.code == .itemNotFound {
             return []
         }
     }

@@ -26,7 +26,9 @@ extension Keychain {
     public func waitUntilAvailable() async throws {
         try Task.checkCancellation()
         let keychain = self
-        let store = try await BlockingWork.run { () throws(KeychainError) -> KeychainStore in try keychain.resolvedStore() }
+        let store = try await BlockingWork.run { () throws(KeychainError) -> KeychainStore in
+            try keychain.resolvedStore()
+        }
         for await state in store.lockStateUpdates() where state.permits(accessibility) {
             return
         }

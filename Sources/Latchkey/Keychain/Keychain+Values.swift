@@ -14,7 +14,7 @@ extension Keychain {
         let store = try resolvedStore()
         do {
             return try store.findOne(query(forKey: key), withData: true).data ?? SecretData([])
-        } catch where error.code == .itemNotFound {
+        } catch  where error.code == .itemNotFound {
             return nil
         }
     }
@@ -80,7 +80,11 @@ extension Keychain {
         try store.transaction { transaction in
             let (plan, existing) = try transaction.find(query(forKey: key), withData: false)
             if let item = existing.first {
-                try transaction.update(item, plan: plan, with: ItemChanges(attributes: settableAttributes(), data: secret))
+                try transaction.update(
+                    item,
+                    plan: plan,
+                    with: ItemChanges(attributes: settableAttributes(), data: secret)
+                )
             } else {
                 try transaction.add(.genericPassword, attributes: newItemAttributes(forKey: key), data: secret)
             }

@@ -60,7 +60,8 @@ public struct KeychainChanges: AsyncSequence, Sendable {
         }
 
         /// The next change, waiting for it on `actor`; `nil` when the consuming task is cancelled.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(KeychainError) -> KeychainChange? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(KeychainError) -> KeychainChange?
+        {
             guard let result = await base.next(isolation: actor) else { return nil }
             return try result.get()
         }

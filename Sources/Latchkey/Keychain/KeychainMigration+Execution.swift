@@ -38,7 +38,10 @@ extension KeychainMigration {
     }
 
     /// Migrates every source item inside `transaction`; returns one entry per source item.
-    private func migrate(in transaction: ItemTransaction, transformError: inout (any Error)?) throws
+    private func migrate(
+        in transaction: ItemTransaction,
+        transformError: inout (any Error)?
+    ) throws
         -> [MigrationReport.Entry]
     {
         let (plan, items) = try transaction.find(source.query(forKey: nil), withData: true)
@@ -63,7 +66,9 @@ extension KeychainMigration {
             if let transform {
                 do {
                     guard let rewritten = try transform(proposed) else {
-                        entries.append(.init(sourceKey: sourceKey, destinationKey: sourceKey, action: .skippedByTransform))
+                        entries.append(
+                            .init(sourceKey: sourceKey, destinationKey: sourceKey, action: .skippedByTransform)
+                        )
                         continue
                     }
                     proposed = rewritten
@@ -87,7 +92,11 @@ extension KeychainMigration {
                 destination.service == source.service && proposed.key == sourceKey && group == metadata.accessGroup
                 && synchronizable == metadata.isSynchronizable
             if samePrimaryKey {
-                try transaction.update(item, plan: plan, with: ItemChanges(attributes: attributes, data: proposed.value))
+                try transaction.update(
+                    item,
+                    plan: plan,
+                    with: ItemChanges(attributes: attributes, data: proposed.value)
+                )
                 entry.action = .rewrittenInPlace
                 entries.append(entry)
                 continue
@@ -144,8 +153,14 @@ extension Keychain {
         mode: KeychainMigration.Mode = .move,
         transform: KeychainMigration.Transform? = nil
     ) throws -> MigrationReport {
-        try KeychainMigration(from: self, to: destination, conflictPolicy: conflictPolicy, mode: mode, transform: transform)
-            .run()
+        try KeychainMigration(
+            from: self,
+            to: destination,
+            conflictPolicy: conflictPolicy,
+            mode: mode,
+            transform: transform
+        )
+        .run()
     }
 
     /// Migrates off the caller's executor (see the synchronous `migrate(to:conflictPolicy:mode:transform:)`).
@@ -156,7 +171,13 @@ extension Keychain {
         mode: KeychainMigration.Mode = .move,
         transform: KeychainMigration.Transform? = nil
     ) async throws -> MigrationReport {
-        try await KeychainMigration(from: self, to: destination, conflictPolicy: conflictPolicy, mode: mode, transform: transform)
-            .run()
+        try await KeychainMigration(
+            from: self,
+            to: destination,
+            conflictPolicy: conflictPolicy,
+            mode: mode,
+            transform: transform
+        )
+        .run()
     }
 }

@@ -36,11 +36,14 @@ extension KeychainStore {
     ///
     /// - Parameter body: The work; it receives this store.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws.
-    public func perform<T: Sendable>(_ body: @escaping @Sendable (KeychainStore) throws(KeychainError) -> T)
-        async throws(KeychainError) -> T
+    /// - Throws: What `body` throws (a closure written without a thrown type throws `any Error`; write
+    ///   `{ (store) throws(KeychainError) in ... }` to keep `KeychainError`).
+    public func perform<T: Sendable, E: Error>(
+        _ body: @escaping @Sendable (KeychainStore) throws(E) -> T
+    )
+        async throws(E) -> T
     {
-        try await BlockingWork.run { () throws(KeychainError) -> T in try body(self) }
+        try await BlockingWork.run { () throws(E) -> T in try body(self) }
     }
 
     /// The lock state now and after every change in this process: unlock, lock, and any later source
