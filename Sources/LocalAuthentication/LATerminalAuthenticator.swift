@@ -53,11 +53,15 @@ public struct LATerminalAuthenticator: LAAuthenticator {
                 silent.c_lflag &= ~tcflag_t(ECHO)
                 tcsetattr(descriptor, TCSANOW, &silent)
             }
-            let line = readLine(descriptor)
+            var typed = readLine(descriptor) ?? []
             if hasTermios { tcsetattr(descriptor, TCSANOW, &original) }
             write(descriptor, "\n")
-            guard let line, !line.isEmpty else { throw LAError(.userCancel) }
-            if request.verifyPassphrase(SecretData(line)) { return }
+            if typed.isEmpty { throw LAError(.userCancel) }
+            let passphrase = SecretData(typed)
+            typed.withUnsafeMutableBytes { bytes in
+                for index in bytes.indices { bytes[index] = 0 }
+            }
+            if request.verifyPassphrase(passphrase) { return }
         }
         throw LAError(.authenticationFailed)
     }

@@ -1,7 +1,21 @@
 #if !canImport(Darwin)
 import Foundation
+import Latchkey
 import LocalAuthentication
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Strings collected from a `@Sendable` closure.
+final class LockedList: @unchecked Sendable {
+    // SAFETY: `storage` is only touched under `lock`.
+    private let lock = NSLock()
+    private var storage: [String] = []
+    var items: [String] { lock.withLock { storage } }
+    func append(_ item: String) { lock.withLock { storage.append(item) } }
+}
 
 /// A subclass, as apps write for dependency injection: `LAContext` must be open.
 final class TestContext: LAContext, @unchecked Sendable {}
@@ -98,6 +112,43 @@ struct LocalAuthenticationTests {
                 LAAuthenticationRequest(policy: .deviceOwnerAuthentication, localizedReason: "x") { _ in true }
             )
         }
+    }
+
+    /// Runs the terminal authenticator on a pseudo-terminal whose input is `typed`.
+    private func terminalOutcome(typed: String) throws -> (LAError.Code?, [String]) {
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        guard master >= 0 else { return (.notInteractive, []) }  // no pseudo-terminals here
+        defer { close(master) }
+        // TIOCSPTLCK (unlock the slave) and TIOCGPTN (its number): Linux's generic ioctl encoding.
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        try #require(ioctl(master, 0x4004_5431, &unlock) == 0)
+        try #require(ioctl(master, 0x8004_5430, &number) == 0)
+        let slave = "/dev/pts/\(number)"
+        _ = Array(typed.utf8).withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+        let checked = LockedList()
+        let request = LAAuthenticationRequest(policy: .deviceOwnerAuthentication, localizedReason: "Unlock the test") {
+            checked.append($0.utf8String ?? "")
+            return $0 == SecretData(string: "open sesame")
+        }
+        do throws(LAError) {
+            try LATerminalAuthenticator(terminalPath: slave).authenticate(request)
+            return (nil, checked.items)
+        } catch {
+            return (error.code, checked.items)
+        }
+    }
+
+    @Test func terminalAuthenticatorChecksThePassphraseOnTheTerminal() throws {
+        let (success, tried) = try terminalOutcome(typed: "wrong\nopen sesame\n")
+        if success == .notInteractive { return }  // no pseudo-terminals on this machine
+        #expect(success == nil)
+        #expect(tried == ["wrong", "open sesame"])
+        let (cancel, _) = try terminalOutcome(typed: "\n")
+        #expect(cancel == .userCancel)
+        let (failure, attempts) = try terminalOutcome(typed: "a\nb\nc\n")
+        #expect(failure == .authenticationFailed)
+        #expect(attempts.count == 3)
     }
 
     @Test func laErrorBridgesToNSErrorInLAErrorDomain() {

@@ -26,6 +26,7 @@ public enum LatchkeySecurity {
     /// Points every `SecItem*` call of the process at `store`; `nil` returns to the lazily opened default.
     public static func useStore(_ store: KeychainStore?) {
         installed.withLock { $0 = store }
+        if let store { LAAuthentication.setPassphraseVerifier(passphraseVerifier(for: store)) }
     }
 
     /// Runs `operation` with `SecItem*` calls of the current task (or thread) using `store`.
