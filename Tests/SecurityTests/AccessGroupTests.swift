@@ -52,6 +52,21 @@ struct AccessGroupTests {
         }
     }
 
+    @Test func updateAndDeleteCheckTheQueryGroupBeforeParsing() throws {
+        try withTemporaryKeychain(accessGroups: ["group.one"]) { _ in
+            var query = Sec.password(data: nil)
+            query[kSecAttrAccessGroup as String] = "group.foreign"
+            query[kSecAttrServer as String] = "not a generic-password attribute"
+            #expect(Sec.update(query, [kSecAttrLabel as String: "x"]) == errSecMissingEntitlement)
+            #expect(Sec.delete(query) == errSecMissingEntitlement)
+            #expect(Sec.copy(query).0 == errSecNoSuchAttr)
+            var item = Sec.password()
+            item[kSecAttrAccessGroup as String] = "group.foreign"
+            item[kSecAttrServer as String] = "x"
+            #expect(Sec.add(item) == errSecNoSuchAttr)
+        }
+    }
+
     @Test func itemsOfGroupsTheCallerLacksAreInvisible() throws {
         let keychain = TemporaryKeychain()
         let writer = try keychain.open(accessGroups: ["group.one"])
