@@ -123,6 +123,35 @@ open class LAContext: NSObject, @unchecked Sendable {
         return true
     }
 
+    /// `LAContext.evaluateAccessControl(_:operation:localizedReason:reply:)`: authenticates the user for
+    /// an access control (a `SecAccessControl`), so that keychain calls given this context reuse it.
+    ///
+    /// - Parameters:
+    ///   - accessControl: The `SecAccessControl` (typed `AnyObject` here because `Security` builds on this
+    ///     module; call sites are unchanged).
+    ///   - operation: The operation (informational on Linux).
+    ///   - localizedReason: Why the app asks.
+    ///   - reply: As for `evaluatePolicy(_:localizedReason:reply:)`, called before this method returns.
+    open func evaluateAccessControl(
+        _ accessControl: AnyObject,
+        operation: LAAccessControlOperation,
+        localizedReason: String,
+        reply: @escaping (Bool, (any Error)?) -> Void
+    ) {
+        evaluatePolicy(.deviceOwnerAuthentication, localizedReason: localizedReason, reply: reply)
+    }
+
+    /// `LAContext.evaluateAccessControl(_:operation:localizedReason:) async throws -> Bool`.
+    ///
+    /// - Throws: `LAError`.
+    open func evaluateAccessControl(
+        _ accessControl: AnyObject,
+        operation: LAAccessControlOperation,
+        localizedReason: String
+    ) async throws -> Bool {
+        try await evaluatePolicy(.deviceOwnerAuthentication, localizedReason: localizedReason)
+    }
+
     /// `LAContext.invalidate()`: the context can no longer be evaluated or used by the keychain.
     open func invalidate() {
         state.withLock {

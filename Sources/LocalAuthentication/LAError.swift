@@ -103,4 +103,27 @@ public struct LAError: Error, CustomNSError, Sendable, Hashable, CustomStringCon
     public static var notInteractive: Code { .notInteractive }
 
 }
+
+/// `kLAErrorAuthenticationFailed` (-1), Apple's C spelling of `LAError.Code.authenticationFailed`.
+public let kLAErrorAuthenticationFailed: Int32 = -1
+/// `kLAErrorUserCancel` (-2).
+public let kLAErrorUserCancel: Int32 = -2
+/// `kLAErrorUserFallback` (-3).
+public let kLAErrorUserFallback: Int32 = -3
+/// `kLAErrorSystemCancel` (-4).
+public let kLAErrorSystemCancel: Int32 = -4
+/// `kLAErrorPasscodeNotSet` (-5).
+public let kLAErrorPasscodeNotSet: Int32 = -5
+/// `kLAErrorBiometryNotAvailable` (-6).
+public let kLAErrorBiometryNotAvailable: Int32 = -6
+/// `kLAErrorBiometryNotEnrolled` (-7).
+public let kLAErrorBiometryNotEnrolled: Int32 = -7
+/// `kLAErrorBiometryLockout` (-8).
+public let kLAErrorBiometryLockout: Int32 = -8
+/// `kLAErrorAppCancel` (-9).
+public let kLAErrorAppCancel: Int32 = -9
+/// `kLAErrorInvalidContext` (-10).
+public let kLAErrorInvalidContext: Int32 = -10
+/// `kLAErrorNotInteractive` (-1004).
+public let kLAErrorNotInteractive: Int32 = -1004
 #endif

@@ -30,6 +30,22 @@ public enum LABiometryType: Int, Sendable, Hashable {
     case opticID = 4
 }
 
+/// The operation an access control is evaluated for; mirrors Apple's `LAAccessControlOperation`.
+public enum LAAccessControlOperation: Int, Sendable, Hashable {
+    /// `.createItem`.
+    case createItem = 0
+    /// `.useItem`.
+    case useItem = 1
+    /// `.createKey`.
+    case createKey = 2
+    /// `.useKeySign`.
+    case useKeySign = 3
+    /// `.useKeyDecrypt`.
+    case useKeyDecrypt = 4
+    /// `.useKeyKeyExchange`.
+    case useKeyKeyExchange = 5
+}
+
 /// `LATouchIDAuthenticationMaximumAllowableReuseDuration`: the longest reuse window (5 minutes).
 public let LATouchIDAuthenticationMaximumAllowableReuseDuration: TimeInterval = 300
 

@@ -170,6 +170,26 @@ struct AccessControlTests {
         }
     }
 
+    @Test func contextEvaluatedForTheAccessControlIsReused() throws {
+        let authenticator = LAScriptedAuthenticator(outcomes: [nil, .userCancel])
+        try LAAuthentication.withAuthenticator(authenticator) {
+            try withTemporaryKeychain { _ in
+                let item = try protectedItem()
+                Sec.add(item)
+                let control = try #require(item[kSecAttrAccessControl as String] as? SecAccessControl)
+                let context = LAContext()
+                nonisolated(unsafe) var evaluated = false
+                context.evaluateAccessControl(control, operation: .useItem, localizedReason: "Use it") { success, _ in
+                    evaluated = success
+                }
+                #expect(evaluated)
+                #expect(readData([kSecUseAuthenticationContext as String: context]).1 as? Data == Data("s3cret".utf8))
+                #expect(authenticator.callCount == 1)
+                #expect(Int32(LAError.Code.userCancel.rawValue) == kLAErrorUserCancel)
+            }
+        }
+    }
+
     @Test func contextWithInteractionNotAllowedIsInteractionNotAllowed() throws {
         let authenticator = LAScriptedAuthenticator(outcomes: [nil])
         try LAAuthentication.withAuthenticator(authenticator) {
