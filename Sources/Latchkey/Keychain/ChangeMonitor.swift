@@ -84,6 +84,12 @@ final class ChangeSubscription: Sendable {
         var modificationDate: Date?
     }
 
+    /// An item as last seen.
+    private struct Observed {
+        var fingerprint: Fingerprint
+        var metadata: KeychainItemMetadata
+    }
+
     private struct State {
         /// The items last reported, by key; `nil` until they could be read once.
         var baseline: [String: Fingerprint]?
@@ -168,30 +174,24 @@ final class ChangeSubscription: Sendable {
         }
     }
 
-    private func currentItems() throws(KeychainError) -> [String: (
-        fingerprint: Fingerprint, metadata: KeychainItemMetadata
-    )] {
-        let found: [FoundItem]
-        do {
-            found = try store.find(query, limit: .all, withData: false)
-        } catch  where error.code == .itemNotFound {
-            found = []
-        }
-        var items: [String: (fingerprint: Fingerprint, metadata: KeychainItemMetadata)] = [:]
-        for item in found {
+    /// The observed items by key (the first of several items with one key, as reads see it).
+    private func currentItems() throws(KeychainError) -> [String: Observed] {
+        var items: [String: Observed] = [:]
+        for item in try store.findAll(query) {
             guard let key = Keychain.key(of: item.attributes), items[key] == nil else { continue }
             let metadata = KeychainItemMetadata(item)
-            items[key] = (
-                Fingerprint(persistentReference: item.persistentReference, modificationDate: metadata.modificationDate),
-                metadata
+            let fingerprint = Fingerprint(
+                persistentReference: item.persistentReference,
+                modificationDate: metadata.modificationDate
             )
+            items[key] = Observed(fingerprint: fingerprint, metadata: metadata)
         }
         return items
     }
 
     private static func diff(
         _ old: [String: Fingerprint],
-        _ new: [String: (fingerprint: Fingerprint, metadata: KeychainItemMetadata)]
+        _ new: [String: Observed]
     ) -> [KeychainChange] {
         var changes: [KeychainChange] = []
         for (key, item) in new {

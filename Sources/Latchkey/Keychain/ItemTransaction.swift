@@ -176,6 +176,13 @@ final class ItemTransaction {
         changed = true
     }
 
+    /// Deletes every item matching `query` (see `delete(_:plan:)`); returns how many.
+    func deleteAll(_ query: ItemQuery) throws -> Int {
+        let (plan, items) = try find(query, withData: false)
+        for item in items { try delete(item, plan: plan) }
+        return items.count
+    }
+
     /// A tombstone row for a deleted synchronizable item: primary key, dates and accessibility only.
     private func tombstone(of item: KeychainStore.OpenedRow, plan: QueryPlan, fresh: Bool) throws -> ItemRow {
         var values: [AttributeName: AttributeValue] = [:]
@@ -214,6 +221,24 @@ extension KeychainStore {
         return result.0
     }
 
+    /// Every item matching `query` (see `find`), or an empty array instead of `itemNotFound`.
+    func findAll(_ query: ItemQuery, withData: Bool = false) throws(KeychainError) -> [FoundItem] {
+        do {
+            return try find(query, limit: .all, withData: withData)
+        } catch  where error.code == .itemNotFound {
+            return []
+        }
+    }
+
+    /// The first item matching `query` (see `findOne`), or `nil` instead of `itemNotFound`.
+    func findFirst(_ query: ItemQuery, withData: Bool = false) throws(KeychainError) -> FoundItem? {
+        do {
+            return try findOne(query, withData: withData)
+        } catch  where error.code == .itemNotFound {
+            return nil
+        }
+    }
+
     /// Whether an item matches `query`, answered from the search tokens alone when every filter has a
     /// token column: no class key is needed, so it works while the item's class is locked.
     ///
@@ -221,14 +246,7 @@ extension KeychainStore {
     ///   (never unlocked in this process and no device secret for it).
     func exists(_ query: ItemQuery) throws(KeychainError) -> Bool {
         let plan = try plan(query)
-        guard plan.fullyIndexed, plan.persistref == nil else {
-            do {
-                _ = try find(query, limit: .one, withData: false)
-                return true
-            } catch  where error.code == .itemNotFound {
-                return false
-            }
-        }
+        guard plan.fullyIndexed, plan.persistref == nil else { return try findFirst(query) != nil }
         let tokens = try tokenCache(keys.snapshot())
         let filter = try rowFilter(plan, tokens: tokens, limit: 1)
         return try mappingErrors {

@@ -15,12 +15,7 @@ extension Keychain {
     ///
     /// - Throws: `interactionNotAllowed` (-25308) when the item's class is locked (never `nil`).
     public func passwordSecret(for item: InternetPassword) throws(KeychainError) -> SecretData? {
-        let store = try resolvedStore()
-        do {
-            return try store.findOne(internetQuery(item), withData: true).data ?? SecretData([])
-        } catch  where error.code == .itemNotFound {
-            return nil
-        }
+        try resolvedStore().findFirst(internetQuery(item), withData: true).map { $0.data ?? SecretData([]) }
     }
 
     /// The password stored for `item` (UTF-8), or `nil` when there is none.
@@ -75,7 +70,7 @@ extension Keychain {
     public func internetPasswords(forServer server: String? = nil) throws(KeychainError) -> [InternetPasswordInfo] {
         var query = internetQuery(nil)
         if let server { query.attributes[.server] = .string(server) }
-        return try found(query).compactMap { item in
+        return try resolvedStore().findAll(query).compactMap { item in
             InternetPassword(attributes: item.attributes).map {
                 InternetPasswordInfo(internetPassword: $0, metadata: KeychainItemMetadata(item))
             }

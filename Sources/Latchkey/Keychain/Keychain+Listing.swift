@@ -35,7 +35,7 @@ extension Keychain {
     ///
     /// - Throws: `interactionNotAllowed` when one of the items' class is locked.
     public func items() throws(KeychainError) -> [KeychainItemInfo] {
-        try found(query(forKey: nil)).compactMap { item in
+        try resolvedStore().findAll(query(forKey: nil)).compactMap { item in
             Self.key(of: item.attributes).map { KeychainItemInfo(key: $0, metadata: KeychainItemMetadata(item)) }
         }
     }
@@ -44,7 +44,7 @@ extension Keychain {
     ///
     /// - Throws: `interactionNotAllowed` when the item's class is locked.
     public func metadata(forKey key: String) throws(KeychainError) -> KeychainItemMetadata? {
-        try found(query(forKey: key), limit: .one).first.map(KeychainItemMetadata.init)
+        try resolvedStore().findFirst(query(forKey: key)).map(KeychainItemMetadata.init)
     }
 
     /// Removes every item in `scope`, in one transaction.
@@ -64,27 +64,10 @@ extension Keychain {
             return try remove(query(forKey: nil))
         case .everythingVisibleToThisProcess:
             return try resolvedStore().transaction { transaction in
-                var count = 0
-                for itemClass in ItemClass.storable {
-                    let (plan, items) = try transaction.find(
-                        ItemQuery(itemClass, synchronizable: .any),
-                        withData: false
-                    )
-                    for item in items { try transaction.delete(item, plan: plan) }
-                    count += items.count
+                try ItemClass.storable.reduce(0) { count, itemClass in
+                    count + (try transaction.deleteAll(ItemQuery(itemClass, synchronizable: .any)))
                 }
-                return count
             }
-        }
-    }
-
-    /// Every item matching `query` without secrets; empty when none.
-    func found(_ query: ItemQuery, limit: MatchLimit = .all) throws(KeychainError) -> [FoundItem] {
-        let store = try resolvedStore()
-        do {
-            return try store.find(query, limit: limit, withData: false)
-        } catch  where error.code == .itemNotFound {
-            return []
         }
     }
 }

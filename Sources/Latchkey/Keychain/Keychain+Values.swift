@@ -11,12 +11,7 @@ extension Keychain {
     /// - Throws: `interactionNotAllowed` (-25308) when the item exists but its class is locked (never
     ///   `nil`); `missingEntitlement` (-34018) when `accessGroup` is not one of the process's groups.
     public func secret(forKey key: String) throws(KeychainError) -> SecretData? {
-        let store = try resolvedStore()
-        do {
-            return try store.findOne(query(forKey: key), withData: true).data ?? SecretData([])
-        } catch  where error.code == .itemNotFound {
-            return nil
-        }
+        try resolvedStore().findFirst(query(forKey: key), withData: true).map { $0.data ?? SecretData([]) }
     }
 
     /// The bytes stored under `key`, or `nil` when no item exists.
@@ -122,11 +117,6 @@ extension Keychain {
 
     /// Deletes every item matching `query` in one transaction; returns how many.
     func remove(_ query: ItemQuery) throws(KeychainError) -> Int {
-        let store = try resolvedStore()
-        return try store.transaction { transaction in
-            let (plan, items) = try transaction.find(query, withData: false)
-            for item in items { try transaction.delete(item, plan: plan) }
-            return items.count
-        }
+        try resolvedStore().transaction { try $0.deleteAll(query) }
     }
 }
