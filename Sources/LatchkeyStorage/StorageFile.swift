@@ -36,6 +36,7 @@ package final class StorageFile: Sendable {
         configuration.maximumReaderCount = 4
         configuration.label = "latchkey"
         configuration.prepareDatabase { db in
+            // Readers; the writer is set again after GRDB's WAL set-up (see `makeDurable`).
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         return configuration
@@ -56,11 +57,28 @@ package final class StorageFile: Sendable {
             throw StorageError.io("cannot open \(path): \(String(cString: strerror(errno)))")
         }
         guard info.st_size > 0 else { throw StorageError.emptyFile(path: path) }
+        // A file this process may not write is opened read-only, so that reads still work (writes then
+        // fail with `readOnly`) instead of failing while SQLite tries to set up the WAL.
+        let writable = access(path, W_OK) == 0
+        let effectiveReadOnly = readOnly || !writable
+        if writable { repairJournalModes(path: path, owner: info.st_uid) }
         let file: StorageFile
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration(readOnly: readOnly, busyTimeout: busyTimeout))
-            file = StorageFile(path: path, pool: pool, readOnly: readOnly)
+            let pool = try DatabasePool(
+                path: path,
+                configuration: configuration(readOnly: effectiveReadOnly, busyTimeout: busyTimeout)
+            )
+            if !effectiveReadOnly { try makeDurable(pool) }
+            file = StorageFile(path: path, pool: pool, readOnly: effectiveReadOnly)
         } catch {
+            let directory = (path as NSString).deletingLastPathComponent
+            if let error = error as? DatabaseError,
+                error.resultCode == .SQLITE_CANTOPEN || error.resultCode == .SQLITE_READONLY,
+                access(directory.isEmpty ? "." : directory, W_OK) != 0
+            {
+                // WAL needs a writable `-shm`/`-wal` beside the file: the directory is the obstacle.
+                throw StorageError.readOnly(path: path)
+            }
             throw StorageError.map(error, path: path)
         }
         try file.validate()
@@ -96,6 +114,7 @@ package final class StorageFile: Sendable {
                 path: temporary,
                 configuration: configuration(readOnly: false, busyTimeout: busyTimeout)
             )
+            try makeDurable(pool)
             try StorageSchema.migrator.migrate(pool)
             try pool.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
@@ -131,6 +150,26 @@ package final class StorageFile: Sendable {
             Glibc.close(directoryDescriptor)
         }
         return (try open(path: path, busyTimeout: busyTimeout), created)
+    }
+
+    /// GRDB's WAL set-up lowers the writer connection to `synchronous = NORMAL`; an acknowledged keychain
+    /// write must survive power loss, so the writer goes back to FULL (fsync on every commit).
+    private static func makeDurable(_ pool: DatabasePool) throws {
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    }
+
+    /// SQLite gives `-wal` and `-shm` the database file's mode when it creates them; a read while the
+    /// keychain was 0400 leaves them read-only, which would keep the keychain read-only after its owner
+    /// restores 0600. Journal files owned by the keychain's owner are set back to 0600.
+    private static func repairJournalModes(path: String, owner: uid_t) {
+        for suffix in ["-wal", "-shm"] {
+            var info = stat()
+            let journal = path + suffix
+            guard stat(journal, &info) == 0, info.st_uid == owner, info.st_uid == geteuid(),
+                access(journal, W_OK) != 0
+            else { continue }
+            chmod(journal, 0o600)
+        }
     }
 
     private func validate() throws {
