@@ -21,7 +21,8 @@ import LatchkeyCrypto
 ///
 /// The plaintext is a JSON document: `{"format": "latchkey-archive", "version": 1, "created": <unix
 /// seconds>, "items": [{"class": "genp", "attributes": {"acct": {"s": "alice"}, …}, "data": "<base64>"}]}`
-/// with typed attribute values (`s` string, `b` base64 bytes, `n` integer, `f` double, `t` Unix-seconds date).
+/// with typed attribute values: `s` string, `b` base64 bytes, `n` integer, `f` double, `t` date as seconds
+/// since 2001-01-01 UTC (Apple's reference date, so dates round-trip bit for bit).
 ///
 /// ```swift
 /// let archive = KeychainArchive(items: items)
@@ -155,7 +156,7 @@ public struct KeychainArchive: Sendable, Hashable {
             case .data(let bytes): b = bytes.base64EncodedString()
             case .number(let number): n = number
             case .double(let number): f = number
-            case .date(let date): t = date.timeIntervalSince1970
+            case .date(let date): t = date.timeIntervalSinceReferenceDate
             }
         }
 
@@ -164,7 +165,7 @@ public struct KeychainArchive: Sendable, Hashable {
             if let b { return Data(base64Encoded: b).map { .data($0) } }
             if let n { return .number(n) }
             if let f { return .double(f) }
-            if let t { return .date(Date(timeIntervalSince1970: t)) }
+            if let t { return .date(Date(timeIntervalSinceReferenceDate: t)) }
             return nil
         }
     }

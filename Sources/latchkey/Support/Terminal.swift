@@ -37,12 +37,13 @@ enum Terminal {
     }
 
     private static func readLineWithoutEcho(input: Int32, output: Int32, prompt: String) -> SecretData {
-        writeAll(output, prompt)
+        // Echo goes off before the prompt appears, so nothing typed in answer to it can be echoed.
         var saved = termios()
         tcgetattr(input, &saved)
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(input, TCSAFLUSH, &silent)
+        writeAll(output, prompt)
         defer {
             tcsetattr(input, TCSAFLUSH, &saved)
             writeAll(output, "\n")

@@ -1,0 +1,150 @@
+import Foundation
+import Latchkey
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs programs (the built `latchkey`, `git`, shells) for the CLI suites, with a deadline so a hang fails
+/// the test instead of the run.
+enum CLIRunner {
+    /// How long one invocation may take before it counts as a hang.
+    static let timeout: TimeInterval = 60
+
+    /// What a finished process wrote and how it ended.
+    struct Result: Sendable {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutData: Data
+        var timedOut: Bool
+        var duration: TimeInterval
+    }
+
+    /// An environment for a child `latchkey` using `keychain`, with its own data, state and home directories
+    /// so nothing touches the user's real keychain or settings.
+    static func environment(_ keychain: TemporaryKeychain, extra: [String: String] = [:]) -> [String: String] {
+        var environment = keychain.environment()
+        environment["XDG_DATA_HOME"] = keychain.directory + "/data"
+        environment["XDG_STATE_HOME"] = keychain.directory + "/state"
+        environment["XDG_CONFIG_HOME"] = keychain.directory + "/config"
+        environment["HOME"] = keychain.directory + "/home"
+        try? FileManager.default.createDirectory(atPath: keychain.directory + "/home", withIntermediateDirectories: true)
+        environment["LATCHKEY_KEY_FILE"] = nil
+        environment["LATCHKEY_PASSPHRASE_FILE"] = nil
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
+    /// Runs the built `latchkey` with `arguments`; `input` is written on standard input, which is then closed.
+    static func latchkey(
+        _ arguments: [String],
+        environment: [String: String],
+        input: String? = nil,
+        timeout: TimeInterval = timeout,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Result {
+        try run(
+            BuiltExecutable.latchkey,
+            arguments,
+            environment: environment,
+            input: input.map { Data($0.utf8) },
+            timeout: timeout,
+            sourceLocation: sourceLocation
+        )
+    }
+
+    /// Runs `executable` and waits for it (killing it after `timeout`).
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String],
+        input: Data? = nil,
+        timeout: TimeInterval = timeout,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        let started = Date()
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        let collected = Collected()
+        let group = DispatchGroup()
+        for (handle, isOut) in [(stdout.fileHandleForReading, true), (stderr.fileHandleForReading, false)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let data = handle.readDataToEndOfFile()
+                collected.store(data, isStdout: isOut)
+                group.leave()
+            }
+        }
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try? stdin.fileHandleForWriting.close()
+        var timedOut = false
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            _ = exited.wait(timeout: .now() + 10)
+        }
+        _ = group.wait(timeout: .now() + 10)
+        let (out, err) = collected.values
+        let result = Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self),
+            stdoutData: out,
+            timedOut: timedOut,
+            duration: Date().timeIntervalSince(started)
+        )
+        #expect(!timedOut, "\(executable) \(arguments.first ?? "") did not finish in \(timeout) s", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// A keychain made in-process with the test passphrase and the cheap KDF.
+    static func keychain() throws -> TemporaryKeychain {
+        let keychain = TemporaryKeychain()
+        _ = try keychain.open()
+        return keychain
+    }
+
+    /// Output collected by the reader threads.
+    private final class Collected: @unchecked Sendable {
+        // SAFETY: both buffers are only touched with `lock` held.
+        private let lock = NSLock()
+        private var out = Data()
+        private var err = Data()
+
+        func store(_ data: Data, isStdout: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            if isStdout { out = data } else { err = data }
+        }
+
+        var values: (Data, Data) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (out, err)
+        }
+    }
+}
+
+/// The runner itself: deadlines and output capture.
+struct CLIRunnerTests {
+    @Test func runnerCapturesOutputAndStatus() throws {
+        let result = try CLIRunner.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], environment: [:])
+        #expect(result.status == 3)
+        #expect(result.stdout == "out\n")
+        #expect(result.stderr == "err\n")
+    }
+}

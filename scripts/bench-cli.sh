@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Whole-process benchmark of the latchkey CLI against secret-tool (gnome-keyring under dbus-run-session)
+# and pass (gpg), at the same item counts. Writes a Markdown table (docs/cli-benchmarks.md by default).
+#
+#   scripts/bench-cli.sh [--sizes "10 1000 10000"] [--runs 40] [--out docs/cli-benchmarks.md]
+#
+# Operations, each timed by hyperfine as a whole process (start-up, unlock, lookup or write, exit):
+#   lookup  latchkey find-generic-password -s S -a A -w   |  secret-tool lookup service S user A  |  pass show S/A
+#   store   latchkey add-generic-password -U ... --password-stdin  |  secret-tool store (replaces)  |  pass insert -m -f
+# latchkey unlocks with a key file (LATCHKEY_KEY_FILE); gnome-keyring's login collection is unlocked once at
+# daemon start; pass uses a gpg key without passphrase and a warm gpg-agent. Every peer gets N items first.
+#
+# Needs (Debian): hyperfine gnome-keyring libsecret-tools dbus-daemon pass gnupg python3-secretstorage
+#   apt-get install -y --no-install-recommends hyperfine gnome-keyring libsecret-tools dbus-x11 pass gnupg python3-secretstorage
+set -euo pipefail
+
+SIZES="10 1000 10000"
+RUNS=40
+OUT="docs/cli-benchmarks.md"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Inner mode: the secret-tool measurements, run inside dbus-run-session (see below).
+if [[ "${1:-}" == "__secret_tool" ]]; then
+    n="$2"; results="$3"; runs="$4"
+    export XDG_RUNTIME_DIR="$HOME/run"; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+    export XDG_DATA_HOME="$HOME/share"; mkdir -p "$XDG_DATA_HOME"
+    eval "$(printf 'benchmark-login' | gnome-keyring-daemon --unlock --components=secrets 2>/dev/null)" || true
+    printf 'x' | secret-tool store --label=warmup service warmup user warmup
+    /usr/bin/python3 - "$n" <<'PY'
+import sys, secretstorage
+n = int(sys.argv[1])
+connection = secretstorage.dbus_init()
+collection = secretstorage.get_default_collection(connection)
+for i in range(n):
+    collection.create_item(f"stress u-{i}", {"service": "stress", "user": f"u-{i}"}, f"secret-u-{i}".encode(), replace=True)
+PY
+    mid=$((n / 2))
+    hyperfine --warmup 3 --runs "$runs" --style none --export-json "$results/secret-tool-lookup-$n.json" \
+        -n "secret-tool lookup" "secret-tool lookup service stress user u-$mid >/dev/null"
+    hyperfine --warmup 3 --runs "$runs" --style none --export-json "$results/secret-tool-store-$n.json" \
+        -n "secret-tool store" "printf 'new-secret' | secret-tool store --label=bench service stress user u-$mid"
+    exit 0
+fi
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --sizes) SIZES="$2"; shift 2 ;;
+        --runs) RUNS="$2"; shift 2 ;;
+        --out) OUT="$2"; shift 2 ;;
+        *) echo "unknown option $1" >&2; exit 64 ;;
+    esac
+done
+
+for tool in hyperfine secret-tool gnome-keyring-daemon dbus-run-session pass gpg; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (see the header of $0)" >&2; exit 1; }
+done
+
+if [[ -z "${LATCHKEY_BIN:-}" ]]; then
+    (cd "$ROOT" && swift build -c release --scratch-path .build-cli --product latchkey >&2)
+    LATCHKEY_BIN="$ROOT/.build-cli/release/latchkey"
+fi
+
+WORK="$(mktemp -d /tmp/latchkey-bench-XXXXXX)"
+trap 'gpgconf --homedir "$WORK/gnupg" --kill gpg-agent 2>/dev/null || true; rm -rf "$WORK"' EXIT
+RESULTS="$WORK/results"; mkdir -p "$RESULTS"
+
+# pass: one throwaway gpg key (no passphrase) shared by every size.
+export GNUPGHOME="$WORK/gnupg"; mkdir -m 700 "$GNUPGHOME"
+gpg --batch --quiet --passphrase '' --quick-gen-key 'Latchkey Bench <bench@example.invalid>' ed25519 sign never 2>/dev/null
+FPR="$(gpg --list-keys --with-colons bench@example.invalid | awk -F: '/^fpr/ {print $10; exit}')"
+gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr never 2>/dev/null
+
+for n in $SIZES; do
+    mid=$((n / 2))
+    echo "== $n items" >&2
+
+    # latchkey: a keychain unlocked by a key file, filled in one process.
+    dir="$WORK/latchkey-$n"; mkdir -m 700 "$dir"
+    env -u LATCHKEY_PASSPHRASE -u LATCHKEY_PASSPHRASE_FILE -u LATCHKEY_KEY_FILE \
+        LATCHKEY_DEVICE_SECRET="$dir/device-secret" \
+        "$LATCHKEY_BIN" create-keychain -k "$dir/bench.keychain-db" --new-key-file "$dir/key" >/dev/null
+    export LATCHKEY_KEYCHAIN="$dir/bench.keychain-db" LATCHKEY_KEY_FILE="$dir/key" LATCHKEY_DEVICE_SECRET="$dir/device-secret"
+    export XDG_DATA_HOME="$dir/data"
+    unset LATCHKEY_PASSPHRASE LATCHKEY_PASSPHRASE_FILE
+    "$LATCHKEY_BIN" debug stress-add --prefix u --count "$n" >/dev/null
+    hyperfine --warmup 3 --runs "$RUNS" --style none --export-json "$RESULTS/latchkey-lookup-$n.json" \
+        -n "latchkey find-generic-password -w" "'$LATCHKEY_BIN' find-generic-password -s stress -a u-$mid -w >/dev/null"
+    hyperfine --warmup 3 --runs "$RUNS" --style none --export-json "$RESULTS/latchkey-store-$n.json" \
+        -n "latchkey add-generic-password -U" \
+        "printf 'new-secret' | '$LATCHKEY_BIN' add-generic-password -U -s stress -a u-$mid --password-stdin"
+    unset LATCHKEY_KEYCHAIN LATCHKEY_KEY_FILE LATCHKEY_DEVICE_SECRET XDG_DATA_HOME
+
+    # secret-tool: a fresh gnome-keyring in its own D-Bus session and home.
+    home="$WORK/secret-tool-$n"; mkdir -p "$home"
+    HOME="$home" dbus-run-session -- bash "$0" __secret_tool "$n" "$RESULTS" "$RUNS" 2>/dev/null
+
+    # pass: N entries, encrypted by one gpg process.
+    store="$WORK/pass-$n"; mkdir -p "$store/stress"
+    PASSWORD_STORE_DIR="$store" pass init "$FPR" >/dev/null
+    (
+        cd "$store/stress"
+        for ((i = 0; i < n; i++)); do printf 'secret-u-%s\n' "$i" >"u-$i"; done
+        find . -maxdepth 1 -type f -name 'u-*' -print0 | xargs -0 gpg --batch --yes --quiet -r "$FPR" --encrypt --multifile
+        find . -maxdepth 1 -type f -name 'u-*' ! -name '*.gpg' -delete
+    )
+    export PASSWORD_STORE_DIR="$store"
+    hyperfine --warmup 3 --runs "$RUNS" --style none --export-json "$RESULTS/pass-lookup-$n.json" \
+        -n "pass show" "pass show stress/u-$mid >/dev/null"
+    hyperfine --warmup 3 --runs "$RUNS" --style none --export-json "$RESULTS/pass-store-$n.json" \
+        -n "pass insert" "printf 'new-secret\n' | pass insert -m -f stress/u-$mid >/dev/null"
+    unset PASSWORD_STORE_DIR
+done
+
+MACHINE="$(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr)"
+VERSIONS="latchkey $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') (release build), \
+secret-tool/libsecret $(dpkg-query -W -f '${Version}' libsecret-tools 2>/dev/null), \
+gnome-keyring $(dpkg-query -W -f '${Version}' gnome-keyring 2>/dev/null), \
+pass $(dpkg-query -W -f '${Version}' pass 2>/dev/null), gpg $(gpg --version | awk 'NR==1 {print $3}'), \
+hyperfine $(hyperfine --version | awk '{print $2}')"
+
+/usr/bin/python3 - "$RESULTS" "$SIZES" "$RUNS" "$MACHINE" "$VERSIONS" >"$ROOT/$OUT" <<'PY'
+import json, sys, datetime
+results, sizes, runs, machine, versions = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5]
+def median_ms(tool, op, n):
+    with open(f"{results}/{tool}-{op}-{n}.json") as f:
+        return json.load(f)["results"][0]["median"] * 1000
+def p95_ms(tool, op, n):
+    with open(f"{results}/{tool}-{op}-{n}.json") as f:
+        times = sorted(json.load(f)["results"][0]["times"])
+    return times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))] * 1000
+print("# CLI benchmarks: latchkey vs secret-tool vs pass")
+print()
+print(f"Generated by `scripts/bench-cli.sh` on {datetime.date.today().isoformat()}. Machine: {machine}.")
+print(f"Versions: {versions}.")
+print()
+print(f"Each cell is the **median wall time of one whole process** (start, unlock, operation, exit) over {runs}")
+print("runs after 3 warm-ups, measured by hyperfine through a shell whose start-up hyperfine subtracts; p95 in")
+print("parentheses. *lookup* prints one password; *store* replaces the password of an existing item. latchkey")
+print("unlocks with a key file (`LATCHKEY_KEY_FILE`); gnome-keyring's collection was unlocked once when its daemon")
+print("started (under `dbus-run-session`); pass uses a gpg key without passphrase and a warm gpg-agent.")
+print()
+print("| Operation | Items | latchkey | secret-tool | pass | secret-tool / latchkey | pass / latchkey |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for op, label in (("lookup", "lookup (`find-generic-password -w`)"), ("store", "store (`add-generic-password -U`)")):
+    for n in sizes:
+        lk, st, ps = (median_ms(t, op, n) for t in ("latchkey", "secret-tool", "pass"))
+        cells = [f"{median_ms(t, op, n):.1f} ms ({p95_ms(t, op, n):.1f})" for t in ("latchkey", "secret-tool", "pass")]
+        print(f"| {label} | {int(n):,} | " + " | ".join(cells) + f" | {st / lk:.1f}× | {ps / lk:.1f}× |")
+PY
+echo "wrote $OUT" >&2
