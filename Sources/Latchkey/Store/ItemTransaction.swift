@@ -5,11 +5,10 @@ import LatchkeyStorage
 
 /// Several item operations in one write transaction: either all of them commit or none does.
 ///
-/// The high-level `Keychain` needs this for upserts (find, then update or add), `removeAll` across
-/// classes and migrations. Each operation repeats, step for step, the one-shot operation of the same
-/// name in `KeychainStore+Items.swift` (same coercion, defaults, sealing, uniqueness and tombstone
-/// rules); `KeychainTransactionParityTests` pins the two together. The core's one-shot operations
-/// could be re-expressed as single-operation transactions so that the rules exist once.
+/// This is where the write rules of items live, once: defaults on add, uniqueness with tombstone and
+/// corrupt-row replacement, strictly increasing modification dates, re-encryption on update, and
+/// tombstones for synchronizable items. `KeychainStore.add/update/delete` are single-operation
+/// transactions over it; the high-level `Keychain` combines several (upserts, `removeAll`, migrations).
 ///
 /// Not `Sendable`: it lives only inside the closure given to `KeychainStore.transaction(_:)`.
 final class ItemTransaction {
@@ -43,7 +42,8 @@ final class ItemTransaction {
         return (plan, rows)
     }
 
-    /// Adds an item with `KeychainStore.add`'s defaults and uniqueness rules.
+    /// Adds an item: Apple's defaults (access group, accessibility, dates, empty primary-key values), then
+    /// uniqueness, replacing a tombstone or corrupt row under the same primary key.
     ///
     /// - Throws: `duplicateItem` when a live item has the same primary key.
     @discardableResult
@@ -75,6 +75,84 @@ final class ItemTransaction {
         values[.creationDate] = now
         values[.modificationDate] = now
         values[.sha1] = .data(ItemCrypto.digest(values, secret: data))
+        let keyClass = try checkedClass(of: values)
+        let persistref = SecureRandom.bytes(16)
+        let row = try ItemCrypto.seal(
+            table: table,
+            persistref: persistref,
+            attributes: values,
+            secret: data,
+            classKey: try store.classKey(keyClass, snapshot),
+            tokens: tokens,
+            schema: schema
+        )
+        try writeReplacing(row, in: table) { try writer.insert(row, into: table) }
+        changed = true
+        return FoundItem(
+            itemClass: itemClass,
+            attributes: values,
+            data: data,
+            persistentReference: KeychainStore.persistentReference(itemClass, persistref)
+        )
+    }
+
+    /// Updates every item matching `query` (see `update(_:plan:with:batch:)`); returns how many.
+    ///
+    /// The changes are validated first, so a bad attribute is reported even when nothing matches.
+    func updateAll(_ query: ItemQuery, with changes: ItemChanges) throws -> Int {
+        let newValues = try store.plan(query).schema.coerce(changes.attributes)
+        if let group = newValues[.accessGroup]?.stringValue { try store.checkAccessGroup(group) }
+        let (plan, items) = try find(query, withData: true)
+        for item in items { try update(item, plan: plan, with: changes, batch: items) }
+        return items.count
+    }
+
+    /// Updates one item found by `find`: strictly increasing modification date, re-encryption under
+    /// the (possibly new) class key, and a tombstone when a synchronizable item's primary key changes.
+    ///
+    /// - Parameters:
+    ///   - item: A row returned by `find(_:withData: true)` in this transaction.
+    ///   - changes: New attribute values and, optionally, a new secret.
+    ///   - batch: The rows updated together with `item`; none of them counts as a tombstone to replace.
+    /// - Throws: `duplicateItem` when the change would collide with a live item's primary key.
+    func update(
+        _ item: KeychainStore.OpenedRow,
+        plan: QueryPlan,
+        with changes: ItemChanges,
+        batch: [KeychainStore.OpenedRow] = []
+    ) throws {
+        var newValues = try plan.schema.coerce(changes.attributes)
+        newValues[.multiUser] = nil
+        for name: AttributeName in [.creationDate, .modificationDate, .sha1, "UUID"] { newValues[name] = nil }
+        if let group = newValues[.accessGroup]?.stringValue { try store.checkAccessGroup(group) }
+        var values = item.attributes
+        values.merge(newValues) { _, new in new }
+        let secret = changes.data ?? item.secret
+        let oldDate = item.attributes[.modificationDate]?.dateValue ?? .distantPast
+        values[.modificationDate] = .date(max(Date(), oldDate.addingTimeInterval(0.001)))
+        values[.sha1] = .data(ItemCrypto.digest(values, secret: secret))
+        let keyClass = try checkedClass(of: values)
+        var row = try ItemCrypto.seal(
+            table: plan.table,
+            persistref: item.row.persistref,
+            attributes: values,
+            secret: secret,
+            classKey: try store.classKey(keyClass, snapshot),
+            tokens: tokens,
+            schema: plan.schema
+        )
+        row.id = item.row.id
+        let batchIDs = Set(batch.compactMap(\.row.id))
+        try writeReplacing(row, in: plan.table, sparing: batchIDs) { try writer.update(row, in: plan.table) }
+        if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
+            try writer.insert(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
+        }
+        changed = true
+    }
+
+    /// The accessibility class of a complete attribute set, refusing `whenPasscodeSetThisDeviceOnly` in a
+    /// keychain without a passphrase (Apple: no passcode → `errSecAuthFailed`).
+    private func checkedClass(of values: [AttributeName: AttributeValue]) throws -> Accessibility {
         guard let code = values[.accessible]?.stringValue, let keyClass = Accessibility(rawValue: code) else {
             throw KeychainError(.param, "Invalid accessibility value.")
         }
@@ -86,81 +164,33 @@ final class ItemTransaction {
                 "Items accessible 'whenPasscodeSetThisDeviceOnly' need a keychain with a passphrase."
             )
         }
-        let persistref = SecureRandom.bytes(16)
-        let row = try ItemCrypto.seal(
-            table: table,
-            persistref: persistref,
-            attributes: values,
-            secret: data,
-            classKey: try store.classKey(keyClass, snapshot),
-            tokens: tokens,
-            schema: schema
-        )
+        return keyClass
+    }
+
+    /// Runs an insert or update of `row`; when it hits another row's primary key, a tombstone or an
+    /// undecryptable row there is replaced (spec §3.8, §3.10), a live item is `duplicateItem`.
+    private func writeReplacing(
+        _ row: ItemRow,
+        in table: ItemTable,
+        sparing spared: Set<Int64> = [],
+        _ write: () throws -> Void
+    ) throws {
         do {
-            try writer.insert(row, into: table)
+            try write()
         } catch StorageError.uniqueViolation {
             let existing = try writer.reader.select(
                 from: table,
                 where: RowFilter(primaryKey: row.primaryKey),
                 includeSecret: false
             )
-            guard let old = existing.first, let oldID = old.id, try store.isReplaceable(old, table, tokens, snapshot)
+            guard let old = existing.first, let oldID = old.id, !spared.contains(oldID),
+                try store.isReplaceable(old, table, tokens, snapshot)
             else {
                 throw KeychainError(.duplicateItem, "The specified item already exists in the keychain.")
             }
             try writer.delete(id: oldID, from: table)
-            try writer.insert(row, into: table)
+            try write()
         }
-        changed = true
-        return FoundItem(
-            itemClass: itemClass,
-            attributes: values,
-            data: data,
-            persistentReference: KeychainStore.persistentReference(itemClass, persistref)
-        )
-    }
-
-    /// Updates one item found by `find`, with `KeychainStore.update`'s rules (strictly increasing
-    /// modification date, re-encryption under a new class, tombstone when a synchronizable item's
-    /// primary key changes).
-    ///
-    /// - Parameters:
-    ///   - item: A row returned by `find(_:withData: true)` in this transaction.
-    ///   - changes: New attribute values and, optionally, a new secret.
-    /// - Throws: `duplicateItem` when the change would collide with another item's primary key.
-    func update(_ item: KeychainStore.OpenedRow, plan: QueryPlan, with changes: ItemChanges) throws {
-        var newValues = try plan.schema.coerce(changes.attributes)
-        newValues[.multiUser] = nil
-        for name: AttributeName in [.creationDate, .modificationDate, .sha1, "UUID"] { newValues[name] = nil }
-        if let group = newValues[.accessGroup]?.stringValue { try store.checkAccessGroup(group) }
-        var values = item.attributes
-        values.merge(newValues) { _, new in new }
-        let secret = changes.data ?? item.secret
-        let oldDate = item.attributes[.modificationDate]?.dateValue ?? .distantPast
-        values[.modificationDate] = .date(max(Date(), oldDate.addingTimeInterval(0.001)))
-        values[.sha1] = .data(ItemCrypto.digest(values, secret: secret))
-        guard let code = values[.accessible]?.stringValue, let keyClass = Accessibility(rawValue: code) else {
-            throw KeychainError(.param, "Invalid accessibility value.")
-        }
-        var row = try ItemCrypto.seal(
-            table: plan.table,
-            persistref: item.row.persistref,
-            attributes: values,
-            secret: secret,
-            classKey: try store.classKey(keyClass, snapshot),
-            tokens: tokens,
-            schema: plan.schema
-        )
-        row.id = item.row.id
-        do {
-            try writer.update(row, in: plan.table)
-        } catch StorageError.uniqueViolation {
-            throw KeychainError(.duplicateItem, "The update would make two items with the same primary key.")
-        }
-        if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
-            try writer.insert(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
-        }
-        changed = true
     }
 
     /// Deletes one item found by `find`; a synchronizable item leaves a tombstone, as in `KeychainStore.delete`.
