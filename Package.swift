@@ -14,12 +14,14 @@ let package = Package(
         .library(name: "LatchkeyTesting", targets: ["LatchkeyTesting"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
         .executable(name: "latchkey-bench", targets: ["latchkey-bench"]),
+        .library(name: "LatchkeyTokens", targets: ["LatchkeyTokens"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -69,7 +71,31 @@ let package = Package(
         ),
         .executableTarget(
             name: "latchkey-bench",
-            dependencies: ["Latchkey"],
+            dependencies: ["Latchkey", "LatchkeyTokens"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LatchkeyTokens",
+            dependencies: [
+                "Latchkey",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "latchkey-token-peer",
+            dependencies: ["LatchkeyTokens", "Latchkey"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LatchkeyTokensTests",
+            dependencies: [
+                "LatchkeyTokens", "LatchkeyTesting", "Latchkey",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
