@@ -53,7 +53,11 @@ let package = Package(
         ),
         .target(
             name: "Security",
-            dependencies: ["Latchkey", "LocalAuthentication"],
+            dependencies: [
+                "Latchkey", "LocalAuthentication",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -39,6 +39,8 @@ struct ItemRequest {
     var authenticationContext: LAContext?
     var operationPrompt: String?
     var accessControl: SecAccessControl?
+    /// The `kSecValueRef` object, folded into attributes and secret after parsing (`applyValueRef`).
+    var valueRef: AnyObject?
     /// An explicit `kSecAttrAccessGroup` string, as given.
     var explicitAccessGroup: String?
     /// Errors Apple's client library raises before talking to the daemon.
@@ -59,7 +61,7 @@ struct ItemRequest {
         )
     }
 
-    private mutating func client(_ message: String) {
+    mutating func client(_ message: String) {
         if clientError == nil { clientError = KeychainError(.param, message) }
     }
 
@@ -95,9 +97,11 @@ struct ItemRequest {
         }
         if entries.count > queryKeyLimit { request.fail(.param, "Past query key limit (\(queryKeyLimit) keys).") }
         request.resolveClass(entries)
+        request.inferClassFromValueRef(entries)
         for entry in entries where entry.key != "class" && entry.key != "v_PersistentRef" {
             request.parseEntry(entry.key, entry.value, call)
         }
+        request.applyValueRef(call)
         if request.itemClass == nil, request.parseError == nil {
             request.fail(.param, "The dictionary has no kSecClass.")
         }
@@ -150,7 +154,7 @@ struct ItemRequest {
         }
     }
 
-    private mutating func parseAttribute(_ key: String, _ value: Any) {
+    mutating func parseAttribute(_ key: String, _ value: Any) {
         if key == "nleg" { return }  // kSecUseDataProtectionKeychain: accepted and ignored
         guard let itemClass else { return }
         let name = AttributeName(rawValue: key)
@@ -308,7 +312,7 @@ struct ItemRequest {
             }
             secret = data
         case "v_Ref":
-            client("kSecValueRef is not supported yet (no SecKey/SecCertificate objects).")
+            valueRef = value as AnyObject
         default:
             fail(.param, "Unknown value key '\(key)'.")
         }

@@ -13,7 +13,8 @@ enum ResultShape {
         if returns.isEmpty { return nil }
         if returns == .data { return item.data.map { NSData(data: $0.data) } }
         if returns == .persistentRef { return NSData(data: item.persistentReference) }
-        if returns == .ref { return nil }  // no reference objects yet (genp/inet have none on iOS either)
+        // Only keys have reference objects here (genp/inet have none on iOS either).
+        if returns == .ref { return SecKey.fromStoredItem(item) }
         // The client forces kSecReturnAttributes with kSecReturnData, so D+P carries every attribute;
         // there `accc` stays in serialized form (spec §4.1).
         let rawAccessControl = returns == [.data, .persistentRef]
@@ -21,6 +22,7 @@ enum ResultShape {
         if returns.contains(.ref) {
             dictionary["class"] = NSString(string: item.itemClass.rawValue)
             dictionary["UUID"] = NSString(string: uuid(item.persistentReference))
+            if let key = SecKey.fromStoredItem(item) { dictionary["v_Ref"] = key }
         }
         // With kSecReturnRef no reference can be built, so Apple leaves the secret in (spec §4.1 quirk).
         if returns.contains(.data) || returns.contains(.ref), let data = item.data {
@@ -34,7 +36,8 @@ enum ResultShape {
 
     /// `SecItemAdd`'s result (spec §4.3); `nil` when nothing is written.
     static func addValue(_ item: FoundItem, _ returns: ReturnFlags, accessControlGiven: Bool) -> AnyObject? {
-        if returns.isEmpty || returns == .ref { return nil }
+        if returns.isEmpty { return nil }
+        if returns == .ref { return SecKey.fromStoredItem(item) }
         if returns == .data {
             return item.data.map { NSData(data: $0.data) as AnyObject } ?? NSNull()
         }

@@ -13,7 +13,8 @@ import LocalAuthentication
 /// - A dictionary holding a match key (`kSecMatchLimit` ...) or `kSecUseItemList` returns `errSecSuccess`
 ///   without storing anything, as Apple's daemon does (spec §3.4 note A, inferred); pinned by
 ///   `ValidationTests.addWithMatchLimitSucceedsWithoutStoring`.
-/// - `kSecValueRef` and `kSecClassIdentity` are not supported yet (`errSecParam`, `errSecUnimplemented`).
+/// - `kSecValueRef` accepts a `SecKey` only (stored with its derived attributes, spec §1.8); certificates and
+///   identities are not supported yet (`errSecParam`), nor is `kSecClassIdentity` (`errSecUnimplemented`).
 ///
 /// - Parameters:
 ///   - attributes: The item: `kSecClass`, attributes, `kSecValueData`, optional `kSecReturn*` keys.
@@ -51,7 +52,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// `LAContext` (`kSecUseAuthenticationContext`, `kSecUseAuthenticationUI`).
 ///
 /// Known differences from Apple:
-/// - `kSecReturnRef` yields no object for any class (no `SecKey`/`SecCertificate` yet); with other return
+/// - `kSecReturnRef` yields a `SecKey` for keys and no object for other classes (no `SecCertificate` yet); with other return
 ///   keys the dictionary holds `class`, `UUID` and `v_Data` as for Apple's password items. Pinned by
 ///   `ReturnShapeTests.refAloneReturnsNothing`.
 /// - Certificate match keys (`kSecMatchIssuers`, `kSecMatchPolicy`, `kSecMatchValidOnDate`,

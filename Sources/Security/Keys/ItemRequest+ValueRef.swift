@@ -1,0 +1,55 @@
+#if !canImport(Darwin)
+import Foundation
+import Latchkey
+
+extension ItemRequest {
+    /// Attributes a `SecKey` used as a *query* does not contribute (spec §1.9: Apple's client drops
+    /// `kSecAttrCan*` and `kSecAttrIsPermanent`).
+    private static let attributesNotQueriedByRef: Set<String> = [
+        "perm", "encr", "decr", "drve", "sign", "vrfy", "snrc", "vyrc", "wrap", "unwp",
+    ]
+
+    /// Without `kSecClass`, a `SecKey` under `kSecValueRef` makes the dictionary a key dictionary.
+    mutating func inferClassFromValueRef(_ entries: [(key: String, value: Any)]) {
+        guard itemClass == nil, parseError == nil,
+            entries.contains(where: { $0.key == "v_Ref" && $0.value is SecKey })
+        else { return }
+        itemClass = .key
+    }
+
+    /// Expands `kSecValueRef` into the key's attributes (the caller's explicit attributes win) and, on
+    /// add, its external representation as the secret (spec §1.8, §1.9).
+    mutating func applyValueRef(_ call: SecItemCall) {
+        guard let reference = valueRef else { return }
+        guard let key = reference as? SecKey else {
+            client("kSecValueRef supports SecKey objects only (certificates and identities are not supported yet).")
+            return
+        }
+        guard itemClass == .key else {
+            client("kSecValueRef holds a SecKey but kSecClass is not kSecClassKey.")
+            return
+        }
+        var derived = key.attributeDictionary
+        derived["kcls"] = key.isPrivate ? 1 : 0
+        derived["type"] = key.typeNumber
+        for (name, value) in derived.sorted(by: { $0.key < $1.key }) {
+            if call != .add, Self.attributesNotQueriedByRef.contains(name) { continue }
+            if attributes[AttributeName(rawValue: name)] != nil { continue }
+            parseAttribute(name, value)
+        }
+        if call == .add, secret == nil { secret = key.externalRepresentation }
+    }
+}
+
+extension SecKey {
+    /// Rebuilds a stored key from its `v_Data` and its `type`/`kcls` attributes; `nil` when they do not
+    /// form a supported key (e.g. a key added from raw data without derived attributes).
+    static func fromStoredItem(_ item: FoundItem) -> SecKey? {
+        guard item.itemClass == .key, let data = item.data?.data,
+            let type = item.attributes[.keyType]?.numberValue,
+            let keyClass = item.attributes[.keyClass]?.numberValue
+        else { return nil }
+        return try? SecKey.make(type: Int(type), isPrivate: keyClass == 1, size: nil, data: data)
+    }
+}
+#endif

@@ -1,0 +1,240 @@
+#if !canImport(Darwin)
+import Foundation
+
+/// Reads `kSecAttrKeyType` (a string such as `kSecAttrKeyTypeECSECPrimeRandom` or a number) as Apple's number.
+private func keyTypeNumber(_ value: Any?) -> Int? {
+    guard let value = value.flatMap(ValueBridge.unwrap) else { return nil }
+    if let text = ValueBridge.string(value) { return Int(text) }
+    return ValueBridge.number(value)?.numberValue.map(Int.init)
+}
+
+/// Reads an integer parameter given as a number or a numeric string.
+private func integer(_ value: Any?) -> Int? {
+    guard let value = value.flatMap(ValueBridge.unwrap) else { return nil }
+    if let text = ValueBridge.string(value) { return Int(text) }
+    if ValueBridge.boolean(value) != nil { return nil }
+    return ValueBridge.number(value)?.numberValue.map(Int.init)
+}
+
+/// `SecKeyCreateRandomKey`: generates a new private key (mirrors Apple's function).
+///
+/// Supports `kSecAttrKeyTypeECSECPrimeRandom` (256, 384, 521 bits) and `kSecAttrKeyTypeRSA` (2048, 3072,
+/// 4096 bits). With `kSecAttrIsPermanent` true (at the top level or in `kSecPrivateKeyAttrs`) the private
+/// key is stored with `SecItemAdd` and `kSecValueRef`, with the other attributes of the dictionary
+/// (`kSecPrivateKeyAttrs` merged over the top level), as Apple does (spec §1.9).
+///
+/// Known differences from Apple: the public key is never stored (`kSecPublicKeyAttrs` is ignored);
+/// `kSecAttrTokenID` (Secure Enclave) is not supported.
+///
+/// - Parameters:
+///   - parameters: `kSecAttrKeyType`, `kSecAttrKeySizeInBits`, optional `kSecAttrIsPermanent`,
+///     `kSecAttrApplicationTag`, `kSecAttrLabel`, `kSecPrivateKeyAttrs`, `kSecAttrAccessGroup` ...
+///   - error: Receives a `CFError` (domain `NSOSStatusErrorDomain`, code an `OSStatus`) on failure.
+/// - Returns: The private key, or `nil` on failure.
+public func SecKeyCreateRandomKey(
+    _ parameters: CFDictionary,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? {
+    var merged: [String: Any] = [:]
+    for (key, value) in parameters {
+        if let key = ValueBridge.string(key) { merged[key] = value }
+    }
+    let privateAttributes = merged["private"].flatMap(ValueBridge.unwrap) as? NSDictionary
+    merged["private"] = nil
+    merged["public"] = nil
+    for (key, value) in privateAttributes ?? [:] {
+        if let key = ValueBridge.string(key) { merged[key] = value }
+    }
+    guard let type = keyTypeNumber(merged["type"]) else {
+        SecKeyError(errSecParam, "kSecAttrKeyType is missing or not a key type.").report(to: error)
+        return nil
+    }
+    guard let size = integer(merged["bsiz"]) else {
+        SecKeyError(errSecParam, "kSecAttrKeySizeInBits is missing or not a number.").report(to: error)
+        return nil
+    }
+    let key: SecKey
+    do {
+        key = try SecKey.generate(type: type, size: size)
+    } catch let failure as SecKeyError {
+        failure.report(to: error)
+        return nil
+    } catch {
+        return nil
+    }
+    let permanent = merged["perm"].flatMap(ValueBridge.unwrap).flatMap(ValueBridge.boolean) ?? false
+    guard permanent else { return key }
+    var item = merged
+    for attribute in ["type", "bsiz", "perm", "kcls"] { item[attribute] = nil }
+    item["class"] = "keys"
+    item["v_Ref"] = key
+    let status = SecItemAdd(item as NSDictionary, nil)
+    guard status == errSecSuccess else {
+        SecKeyError(status, "Storing the new key failed (OSStatus \(status)).").report(to: error)
+        return nil
+    }
+    return key
+}
+
+/// `SecKeyCopyPublicKey`: the public key of a key (mirrors Apple's function).
+///
+/// - Parameter key: A private or public key.
+/// - Returns: The public key; for a public key, the key itself.
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    key.publicKey
+}
+
+/// `SecKeyCopyExternalRepresentation`: the key's bytes in Apple's format (mirrors Apple's function).
+///
+/// EC public keys: ANSI X9.63 `04‖X‖Y`; EC private keys `04‖X‖Y‖K`; RSA keys: PKCS#1 DER.
+///
+/// - Parameters:
+///   - key: The key.
+///   - error: Not written: software keys are always extractable.
+/// - Returns: The external representation.
+public func SecKeyCopyExternalRepresentation(
+    _ key: SecKey,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    NSData(data: key.externalRepresentation)
+}
+
+/// `SecKeyCreateWithData`: rebuilds a key from its external representation (mirrors Apple's function).
+///
+/// - Parameters:
+///   - keyData: Bytes in the format `SecKeyCopyExternalRepresentation` gives.
+///   - attributes: `kSecAttrKeyType`, `kSecAttrKeyClass` (public or private), optional `kSecAttrKeySizeInBits`
+///     (checked against the data).
+///   - error: Receives a `CFError` with `errSecParam` for malformed data or unsupported attributes.
+/// - Returns: The key, or `nil` on failure.
+public func SecKeyCreateWithData(
+    _ keyData: CFData,
+    _ attributes: CFDictionary,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? {
+    guard let type = keyTypeNumber(attributes["type"]) else {
+        SecKeyError(errSecParam, "kSecAttrKeyType is missing or not a key type.").report(to: error)
+        return nil
+    }
+    guard let keyClass = integer(attributes["kcls"]), keyClass == 0 || keyClass == 1 else {
+        SecKeyError(errSecParam, "kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate.")
+            .report(to: error)
+        return nil
+    }
+    do {
+        return try SecKey.make(
+            type: type,
+            isPrivate: keyClass == 1,
+            size: integer(attributes["bsiz"]),
+            data: Data(referencing: keyData)
+        )
+    } catch let failure as SecKeyError {
+        failure.report(to: error)
+        return nil
+    } catch {
+        return nil
+    }
+}
+
+/// `SecKeyCopyAttributes`: the key's attribute dictionary with Apple's short keys (mirrors Apple's function).
+///
+/// `kcls` and `type` are Apple's string constants (`"0"`/`"1"`, `"42"`/`"73"`), `klbl` is the SHA-1 of the
+/// public key bytes, `v_Data` the external representation, and the `kSecAttrCan*` flags follow spec §1.8.
+///
+/// - Parameter key: The key.
+/// - Returns: The attributes.
+public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    var attributes = key.attributeDictionary
+    attributes["v_Data"] = key.externalRepresentation
+    return attributes as NSDictionary
+}
+
+/// `SecKeyGetBlockSize`: the key's block size in bytes (mirrors Apple's function).
+///
+/// RSA: the modulus size; EC: the field size (32, 48, 66).
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int {
+    key.blockSize
+}
+
+/// `SecKeyIsAlgorithmSupported`: whether `key` can run `algorithm` for `operation` (mirrors Apple's function).
+///
+/// Only signing (private keys) and verification (public and private keys) of the ECDSA X9.62 and RSA
+/// PKCS#1 v1.5 / PSS algorithms are supported.
+public func SecKeyIsAlgorithmSupported(
+    _ key: SecKey,
+    _ operation: SecKeyOperationType,
+    _ algorithm: SecKeyAlgorithm
+) -> Bool {
+    guard let parsed = SignatureAlgorithm(algorithm), parsed.fits(key) else { return false }
+    switch operation {
+    case .sign: return key.isPrivate
+    case .verify: return true
+    default: return false
+    }
+}
+
+/// `SecKeyCreateSignature`: signs `dataToSign` with a private key (mirrors Apple's function).
+///
+/// ECDSA signatures are DER (X9.62); RSA signatures are the raw modulus-sized block.
+///
+/// - Parameters:
+///   - key: A private key.
+///   - algorithm: One of the `kSecKeyAlgorithm*Signature*` constants defined here.
+///   - dataToSign: The message, or the digest for the `Digest` algorithms.
+///   - error: Receives a `CFError` (`errSecParam`) for a public key, a wrong algorithm or a wrong digest length.
+/// - Returns: The signature, or `nil` on failure.
+public func SecKeyCreateSignature(
+    _ key: SecKey,
+    _ algorithm: SecKeyAlgorithm,
+    _ dataToSign: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    guard let parsed = SignatureAlgorithm(algorithm), parsed.fits(key) else {
+        SecKeyError(errSecParam, "Algorithm \(algorithm) is not supported by this key.").report(to: error)
+        return nil
+    }
+    do {
+        return NSData(data: try key.sign(parsed, Data(referencing: dataToSign)))
+    } catch let failure as SecKeyError {
+        failure.report(to: error)
+        return nil
+    } catch {
+        return nil
+    }
+}
+
+/// `SecKeyVerifySignature`: checks a signature with a public key (mirrors Apple's function).
+///
+/// A private key verifies with its public half.
+///
+/// - Parameters:
+///   - key: The public key.
+///   - algorithm: The algorithm the signature was made with.
+///   - signedData: The message, or the digest for the `Digest` algorithms.
+///   - signature: The signature.
+///   - error: Receives a `CFError`: `errSecVerifyFailed` for a wrong signature, `errSecParam` for a wrong
+///     algorithm.
+/// - Returns: `true` when the signature is valid.
+public func SecKeyVerifySignature(
+    _ key: SecKey,
+    _ algorithm: SecKeyAlgorithm,
+    _ signedData: CFData,
+    _ signature: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> Bool {
+    guard let parsed = SignatureAlgorithm(algorithm), parsed.fits(key) else {
+        SecKeyError(errSecParam, "Algorithm \(algorithm) is not supported by this key.").report(to: error)
+        return false
+    }
+    do {
+        if try key.verify(parsed, Data(referencing: signedData), Data(referencing: signature)) { return true }
+        SecKeyError(errSecVerifyFailed, "The signature does not match.").report(to: error)
+        return false
+    } catch let failure as SecKeyError {
+        failure.report(to: error)
+        return false
+    } catch {
+        return false
+    }
+}
+#endif
