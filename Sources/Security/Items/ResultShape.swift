@@ -13,8 +13,8 @@ enum ResultShape {
         if returns.isEmpty { return nil }
         if returns == .data { return item.data.map { NSData(data: $0.data) } }
         if returns == .persistentRef { return NSData(data: item.persistentReference) }
-        // Only keys have reference objects here (genp/inet have none on iOS either).
-        if returns == .ref { return SecKey.fromStoredItem(item) }
+        // Only keys and certificates have reference objects (genp/inet have none on iOS either).
+        if returns == .ref { return ItemReference.object(for: item) }
         // The client forces kSecReturnAttributes with kSecReturnData, so D+P carries every attribute;
         // there `accc` stays in serialized form (spec §4.1).
         let rawAccessControl = returns == [.data, .persistentRef]
@@ -22,7 +22,7 @@ enum ResultShape {
         if returns.contains(.ref) {
             dictionary["class"] = NSString(string: item.itemClass.rawValue)
             dictionary["UUID"] = NSString(string: uuid(item.persistentReference))
-            if let key = SecKey.fromStoredItem(item) { dictionary["v_Ref"] = key }
+            if let reference = ItemReference.object(for: item) { dictionary["v_Ref"] = reference }
         }
         // With kSecReturnRef no reference can be built, so Apple leaves the secret in (spec §4.1 quirk).
         if returns.contains(.data) || returns.contains(.ref), let data = item.data {
@@ -37,7 +37,7 @@ enum ResultShape {
     /// `SecItemAdd`'s result (spec §4.3); `nil` when nothing is written.
     static func addValue(_ item: FoundItem, _ returns: ReturnFlags, accessControlGiven: Bool) -> AnyObject? {
         if returns.isEmpty { return nil }
-        if returns == .ref { return SecKey.fromStoredItem(item) }
+        if returns == .ref { return ItemReference.object(for: item) }
         if returns == .data {
             return item.data.map { NSData(data: $0.data) as AnyObject } ?? NSNull()
         }

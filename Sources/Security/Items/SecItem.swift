@@ -13,8 +13,8 @@ import LocalAuthentication
 /// - A dictionary holding a match key (`kSecMatchLimit` ...) or `kSecUseItemList` returns `errSecSuccess`
 ///   without storing anything, as Apple's daemon does (spec §3.4 note A, inferred); pinned by
 ///   `ValidationTests.addWithMatchLimitSucceedsWithoutStoring`.
-/// - `kSecValueRef` accepts a `SecKey` only (stored with its derived attributes, spec §1.8); certificates and
-///   identities are not supported yet (`errSecParam`), nor is `kSecClassIdentity` (`errSecUnimplemented`).
+/// - `kSecValueRef` accepts a `SecKey` or a `SecCertificate` (stored with their derived attributes, spec §1.8,
+///   §2.1); identities are not supported yet (`errSecParam`), nor is `kSecClassIdentity` (`errSecUnimplemented`).
 ///
 /// - Parameters:
 ///   - attributes: The item: `kSecClass`, attributes, `kSecValueData`, optional `kSecReturn*` keys.
@@ -52,9 +52,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// `LAContext` (`kSecUseAuthenticationContext`, `kSecUseAuthenticationUI`).
 ///
 /// Known differences from Apple:
-/// - `kSecReturnRef` yields a `SecKey` for keys and no object for other classes (no `SecCertificate` yet); with other return
-///   keys the dictionary holds `class`, `UUID` and `v_Data` as for Apple's password items. Pinned by
-///   `ReturnShapeTests.refAloneReturnsNothing`.
+/// - `kSecReturnRef` yields a `SecKey` for keys, a `SecCertificate` for certificates and no object for other
+///   classes; with other return keys the dictionary holds `class`, `UUID` and `v_Data` as for Apple's password
+///   items. Pinned by `ReturnShapeTests.refAloneReturnsNothing`, `SecKeyTests`, `SecCertificateTests`.
 /// - Certificate match keys (`kSecMatchIssuers`, `kSecMatchPolicy`, `kSecMatchValidOnDate`,
 ///   `kSecMatchTrustedOnly`, `kSecMatchEmailAddressIfPresent`) on certificates give `errSecUnimplemented`.
 ///

@@ -9,20 +9,25 @@ extension ItemRequest {
         "perm", "encr", "decr", "drve", "sign", "vrfy", "snrc", "vyrc", "wrap", "unwp",
     ]
 
-    /// Without `kSecClass`, a `SecKey` under `kSecValueRef` makes the dictionary a key dictionary.
+    /// Without `kSecClass`, a `SecKey` (`SecCertificate`) under `kSecValueRef` makes the dictionary a key
+    /// (certificate) dictionary.
     mutating func inferClassFromValueRef(_ entries: [(key: String, value: Any)]) {
-        guard itemClass == nil, parseError == nil,
-            entries.contains(where: { $0.key == "v_Ref" && $0.value is SecKey })
+        guard itemClass == nil, parseError == nil, let value = entries.first(where: { $0.key == "v_Ref" })?.value
         else { return }
-        itemClass = .key
+        if value is SecKey { itemClass = .key }
+        if value is SecCertificate { itemClass = .certificate }
     }
 
     /// Expands `kSecValueRef` into the key's attributes (the caller's explicit attributes win) and, on
     /// add, its external representation as the secret (spec §1.8, §1.9).
     mutating func applyValueRef(_ call: SecItemCall) {
         guard let reference = valueRef else { return }
+        if let certificate = reference as? SecCertificate {
+            applyCertificateRef(certificate, call)
+            return
+        }
         guard let key = reference as? SecKey else {
-            client("kSecValueRef supports SecKey objects only (certificates and identities are not supported yet).")
+            client("kSecValueRef supports SecKey and SecCertificate objects only (identities are not supported yet).")
             return
         }
         guard itemClass == .key else {
@@ -38,6 +43,34 @@ extension ItemRequest {
             parseAttribute(name, value)
         }
         if call == .add, secret == nil { secret = key.externalRepresentation }
+    }
+
+    /// Expands a `SecCertificate` into its derived attributes (caller wins) and, on add, its DER as the
+    /// secret and its subject summary as the label when none is given (spec §2.1).
+    private mutating func applyCertificateRef(_ certificate: SecCertificate, _ call: SecItemCall) {
+        guard itemClass == .certificate else {
+            client("kSecValueRef holds a SecCertificate but kSecClass is not kSecClassCertificate.")
+            return
+        }
+        var derived = certificate.attributeDictionary
+        if call == .add, let summary = certificate.subjectSummary { derived["labl"] = summary }
+        for (name, value) in derived.sorted(by: { $0.key < $1.key }) {
+            if attributes[AttributeName(rawValue: name)] != nil { continue }
+            parseAttribute(name, value)
+        }
+        if call == .add, secret == nil { secret = certificate.der }
+    }
+}
+
+/// The reference object `kSecReturnRef` gives for a stored item.
+enum ItemReference {
+    /// A `SecKey` for keys, a `SecCertificate` for certificates; `nil` for other classes or unusable data.
+    static func object(for item: FoundItem) -> AnyObject? {
+        switch item.itemClass {
+        case .key: return SecKey.fromStoredItem(item)
+        case .certificate: return item.data.flatMap { SecCertificate(der: $0.data) }
+        default: return nil
+        }
     }
 }
 
