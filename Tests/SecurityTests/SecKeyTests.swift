@@ -344,6 +344,61 @@ struct SecKeyTests {
         }
     }
 
+    @Test func rsa3072KeyHasItsSizeAndBlockSize() throws {
+        let key = try generate(kSecAttrKeyTypeRSA, 3072)
+        #expect(SecKeyGetBlockSize(key) == 384)
+        let attributes = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+        #expect(attributes["bsiz"] as? Int == 3072)
+    }
+
+    @Test func opensslRSAKeyImportsAsPKCS1AndItsSignaturesVerifyWithOpenSSL() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try run(["openssl", "genrsa", "-out", "rsa.pem", "2048"], in: directory) == 0)
+        #expect(
+            try run(
+                ["openssl", "rsa", "-in", "rsa.pem", "-outform", "DER", "-traditional", "-out", "rsa.der"],
+                in: directory
+            )
+                == 0
+        )
+        #expect(try run(["openssl", "rsa", "-in", "rsa.pem", "-pubout", "-out", "pub.pem"], in: directory) == 0)
+        let pkcs1 = try Data(contentsOf: directory.appendingPathComponent("rsa.der"))
+        let (imported, error) = capturing {
+            SecKeyCreateWithData(
+                pkcs1 as CFData,
+                [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary,
+                $0
+            )
+        }
+        #expect(error == nil)
+        let key = try #require(imported)
+        #expect(Data(referencing: try #require(capturing { SecKeyCopyExternalRepresentation(key, $0) }.0)) == pkcs1)
+        let message = Data("rsa interoperability".utf8)
+        try message.write(to: directory.appendingPathComponent("msg.txt"))
+        let pkcs1v15 = try #require(sign(key, kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256, message).0)
+        try pkcs1v15.write(to: directory.appendingPathComponent("v15.sig"))
+        #expect(
+            try run(
+                ["openssl", "dgst", "-sha256", "-verify", "pub.pem", "-signature", "v15.sig", "msg.txt"],
+                in: directory
+            )
+                == 0
+        )
+        let pss = try #require(sign(key, kSecKeyAlgorithmRSASignatureMessagePSSSHA256, message).0)
+        try pss.write(to: directory.appendingPathComponent("pss.sig"))
+        #expect(
+            try run(
+                [
+                    "openssl", "dgst", "-sha256", "-sigopt", "rsa_padding_mode:pss", "-sigopt",
+                    "rsa_pss_saltlen:digest",
+                    "-verify", "pub.pem", "-signature", "pss.sig", "msg.txt",
+                ],
+                in: directory
+            ) == 0
+        )
+    }
+
     @Test func p256SignatureVerifiesWithOpenSSLAndOpenSSLSignatureVerifiesHere() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
