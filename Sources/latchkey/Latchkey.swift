@@ -2,6 +2,10 @@ import ArgumentParser
 import Foundation
 import Latchkey
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The `latchkey` command line, modelled on macOS `security`.
 @main
 struct LatchkeyCommand: ParsableCommand {
@@ -32,7 +36,9 @@ struct LatchkeyCommand: ParsableCommand {
     /// Parses `security`-style arguments: on the add commands a `-w` with no value after it (last, or
     /// followed by another option) asks for a no-echo prompt.
     static func main() {
-        main(rewritingPromptFlags(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let status = FastPath.run(arguments) { Glibc.exit(status) }
+        main(rewritingPromptFlags(arguments))
     }
 
     static func rewritingPromptFlags(_ arguments: [String]) -> [String] {

@@ -41,6 +41,27 @@ struct KeychainOptions: ParsableArguments {
         credentials given: [UnlockCredential] = [],
         promptOnControllingTerminal: Bool = false
     ) throws -> KeychainStore {
+        try KeychainOpener.open(
+            path: path,
+            options: storeOptions,
+            unlock: unlock,
+            credentials: given,
+            promptOnControllingTerminal: promptOnControllingTerminal
+        )
+    }
+}
+
+/// Opens a keychain the way every command does; shared by `KeychainOptions` and the fast path.
+enum KeychainOpener {
+    /// Opens `path`, creating it from the environment (or an interactive prompt) when missing, and unlocking
+    /// it from the given credentials, the environment or a prompt when it is locked.
+    static func open(
+        path: String,
+        options: KeychainStore.Options,
+        unlock: Bool = true,
+        credentials given: [UnlockCredential] = [],
+        promptOnControllingTerminal: Bool = false
+    ) throws -> KeychainStore {
         var credentials = try given + UnlockCredential.fromEnvironment()
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && credentials.isEmpty {
@@ -52,7 +73,7 @@ struct KeychainOptions: ParsableArguments {
             }
             credentials = [.passphrase(try Terminal.newPassphrase())]
         }
-        let store = try KeychainStore.open(path: path, credentials: credentials, options: storeOptions)
+        let store = try KeychainStore.open(path: path, credentials: credentials, options: options)
         if unlock && store.lockState != .unlocked {
             if promptOnControllingTerminal {
                 let passphrase = try Terminal.readSecretFromControllingTerminal(prompt: "Passphrase for \(path): ")

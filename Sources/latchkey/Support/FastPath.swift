@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+
+/// The hot commands of scripts — `find-*-password [-w]` and `add-*-password` with plain options — parsed
+/// without ArgumentParser.
+///
+/// A `latchkey` process lives for a few milliseconds, and ArgumentParser's reflection (type metadata and
+/// protocol-conformance look-ups for every option of the command) costs a large share of that. This path
+/// accepts only a strict subset of the full commands' syntax and behaves exactly like them; anything else
+/// (`--help`, `-g`, `--json`, `-w` without a value, an unknown or malformed option, ...) returns `nil` and
+/// goes through ArgumentParser as usual.
+enum FastPath {
+    /// Runs `arguments` when they are in the subset; returns the exit status, or `nil` to parse normally.
+    static func run(_ arguments: [String]) -> Int32? {
+        guard let command = arguments.first else { return nil }
+        let itemClass: ItemClass
+        let isAdd: Bool
+        switch command {
+        case "find-generic-password": (itemClass, isAdd) = (.genericPassword, false)
+        case "find-internet-password": (itemClass, isAdd) = (.internetPassword, false)
+        case "add-generic-password": (itemClass, isAdd) = (.genericPassword, true)
+        case "add-internet-password": (itemClass, isAdd) = (.internetPassword, true)
+        default: return nil
+        }
+        guard let parsed = parse(Array(arguments.dropFirst()), itemClass: itemClass, isAdd: isAdd) else { return nil }
+        do {
+            try runReportingErrors {
+                if isAdd { try add(parsed, itemClass: itemClass) } else { try find(parsed, itemClass: itemClass) }
+            }
+            return 0
+        } catch let exit as ExitCode {
+            return exit.rawValue
+        } catch {
+            warn("\(error)")
+            return ExitStatus.failure
+        }
+    }
+
+    struct Parsed {
+        var attributes: [AttributeName: AttributeValue] = [:]
+        var keychain: String?
+        var passwordOnly = false
+        var password: String?
+        var passwordStdin = false
+        var update = false
+    }
+
+    /// Options taking a value, by letter, for each class.
+    static func attribute(for option: String, itemClass: ItemClass) -> AttributeName? {
+        switch (option, itemClass) {
+        case ("-a", _): .account
+        case ("-l", _): .label
+        case ("-j", _): .comment
+        case ("-D", _): .itemDescription
+        case ("-c", _): .creator
+        case ("-C", _): .type
+        case ("-s", .genericPassword): .service
+        case ("-G", .genericPassword): .generic
+        case ("-s", .internetPassword): .server
+        case ("-r", .internetPassword): .protocol
+        case ("-P", .internetPassword): .port
+        case ("-p", .internetPassword): .path
+        case ("-t", .internetPassword): .authenticationType
+        case ("-d", .internetPassword): .securityDomain
+        default: nil
+        }
+    }
+
+    static func parse(_ arguments: [String], itemClass: ItemClass, isAdd: Bool) -> Parsed? {
+        var parsed = Parsed()
+        var index = 0
+        func value() -> String? {
+            guard index + 1 < arguments.count else { return nil }
+            let next = arguments[index + 1]
+            guard !next.hasPrefix("-") || next == "-" else { return nil }
+            index += 2
+            return next
+        }
+        while index < arguments.count {
+            let option = arguments[index]
+            if let name = attribute(for: option, itemClass: itemClass) {
+                guard let text = value() else { return nil }
+                switch name {
+                case .port:
+                    guard let port = Int64(text), (0...65535).contains(port) else { return nil }
+                    parsed.attributes[name] = .number(port)
+                case .protocol: parsed.attributes[name] = .string(FourCharCodes.protocolCode(text))
+                case .authenticationType: parsed.attributes[name] = .string(FourCharCodes.authenticationTypeCode(text))
+                case .generic: parsed.attributes[name] = .data(Data(text.utf8))
+                default: parsed.attributes[name] = .string(text)
+                }
+                continue
+            }
+            switch option {
+            case "-k", "--keychain":
+                guard let text = value() else { return nil }
+                parsed.keychain = text
+            case "-w" where isAdd:
+                guard let text = value() else { return nil }
+                parsed.password = text
+            case "-w":
+                parsed.passwordOnly = true
+                index += 1
+            case "-U" where isAdd:
+                parsed.update = true
+                index += 1
+            case "--password-stdin" where isAdd:
+                parsed.passwordStdin = true
+                index += 1
+            default:
+                return nil
+            }
+        }
+        if isAdd && parsed.passwordStdin && parsed.password != nil { return nil }
+        return parsed
+    }
+
+    static func path(_ parsed: Parsed) -> String {
+        parsed.keychain.map { KeychainLocation.resolve($0) } ?? KeychainConfig.effectiveDefault()
+    }
+
+    static func find(_ parsed: Parsed, itemClass: ItemClass) throws {
+        let store = try KeychainOpener.open(path: path(parsed), options: KeychainStore.Options())
+        let item = try store.findOne(ItemQuery(itemClass, attributes: parsed.attributes), withData: parsed.passwordOnly)
+        if parsed.passwordOnly {
+            FileHandle.standardOutput.write((item.data?.data ?? Data()) + Data("\n".utf8))
+        } else {
+            ItemOutput.write(ItemOutput.human(item, keychain: store.path))
+        }
+    }
+
+    static func add(_ parsed: Parsed, itemClass: ItemClass) throws {
+        guard
+            let secret = try SecretInput.itemPassword(
+                value: parsed.password,
+                fromStandardInput: parsed.passwordStdin,
+                prompt: false
+            )
+        else { return }
+        var attributes = parsed.attributes
+        attributes[.account] = attributes[.account] ?? .string("")
+        if itemClass == .genericPassword { attributes[.service] = attributes[.service] ?? .string("") }
+        let store = try KeychainOpener.open(path: path(parsed), options: KeychainStore.Options())
+        try store.addOrUpdate(itemClass, attributes: attributes, data: secret, update: parsed.update)
+    }
+}
