@@ -311,6 +311,25 @@ struct SecKeyTests {
         }
     }
 
+    @Test func topLevelPermanentKeyIsStoredWithItsLabelAndDeletedByRef() throws {
+        try withTemporaryKeychain { _ in
+            let key = try generate(
+                kSecAttrKeyTypeRSA,
+                2048,
+                [kSecAttrIsPermanent as String: true, kSecAttrLabel as String: "top level"]
+            )
+            let (status, found) = Sec.copy([
+                kSecClass as String: kSecClassKey,
+                kSecAttrLabel as String: "top level",
+                kSecReturnRef as String: true,
+            ])
+            #expect(status == errSecSuccess)
+            #expect(found as? SecKey == key)
+            #expect(Sec.delete([kSecValueRef as String: key]) == errSecSuccess)
+            #expect(Sec.copy([kSecClass as String: kSecClassKey]).0 == errSecItemNotFound)
+        }
+    }
+
     @Test func nonPermanentKeyIsNotStored() throws {
         try withTemporaryKeychain { _ in
             _ = try generate(kSecAttrKeyTypeECSECPrimeRandom, 256, [kSecAttrApplicationTag as String: Data("t".utf8)])
