@@ -11,6 +11,14 @@ import Latchkey
 /// (`--help`, `-g`, `--json`, `-w` without a value, an unknown or malformed option, ...) returns `nil` and
 /// goes through ArgumentParser as usual.
 enum FastPath {
+    /// The store a fast command used, kept open until the process exits.
+    ///
+    /// Closing the last connection makes SQLite checkpoint and delete the WAL, and the next process's
+    /// pool then recreates it with a write — four `fdatasync` calls for a read-only lookup. Every change is
+    /// already durable when its transaction commits (`synchronous = FULL`), so the process exits with the
+    /// connection open, as after a crash at an idle moment: the WAL stays and the next opener reuses it.
+    nonisolated(unsafe) static var openStore: KeychainStore?
+
     /// Runs `arguments` when they are in the subset; returns the exit status, or `nil` to parse normally.
     static func run(_ arguments: [String]) -> Int32? {
         guard let command = arguments.first else { return nil }
@@ -122,6 +130,7 @@ enum FastPath {
 
     static func find(_ parsed: Parsed, itemClass: ItemClass) throws {
         let store = try KeychainOpener.open(path: path(parsed), options: KeychainStore.Options())
+        openStore = store
         let item = try store.findOne(ItemQuery(itemClass, attributes: parsed.attributes), withData: parsed.passwordOnly)
         if parsed.passwordOnly {
             FileHandle.standardOutput.write((item.data?.data ?? Data()) + Data("\n".utf8))
@@ -142,6 +151,7 @@ enum FastPath {
         attributes[.account] = attributes[.account] ?? .string("")
         if itemClass == .genericPassword { attributes[.service] = attributes[.service] ?? .string("") }
         let store = try KeychainOpener.open(path: path(parsed), options: KeychainStore.Options())
+        openStore = store
         try store.addOrUpdate(itemClass, attributes: attributes, data: secret, update: parsed.update)
     }
 }
