@@ -414,6 +414,31 @@ struct TokenManagerTests {
         }
     }
 
+    @Test func anUnreadableItemIsReportedAndLogoutStillRemovesIt() async throws {
+        let test = try TestKeychain()
+        let keychain = test.keychain()
+        try await keychain.service("https://id.example.com").set("not a token set", forKey: "alice")
+        let transport = ScriptedTransport()
+        let manager = TokenManager(
+            configuration: Self.configuration(),
+            account: "alice",
+            keychain: keychain,
+            transport: transport
+        )
+        do {
+            _ = try await manager.storedTokens()
+            Issue.record("garbage was read as tokens")
+        } catch {
+            #expect(error.code == .keychain)
+            #expect(error.keychainError?.code == .decode)
+        }
+        let report = try await manager.logout()
+        #expect(report.removedTokens)
+        #expect(report.revocation.description == "skipped")
+        #expect(transport.requests.isEmpty)
+        #expect(try await manager.storedTokens() == nil)
+    }
+
     @Test func theLockFileSitsNextToTheKeychainWithOwnerOnlyMode() async throws {
         let test = try TestKeychain()
         let manager = TokenManager(

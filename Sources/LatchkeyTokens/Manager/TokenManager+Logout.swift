@@ -32,6 +32,12 @@ extension TokenManager {
         }
     }
 
+    /// Whether `error` says the stored item exists but is not a token set this version can decode.
+    static func isUnreadableItem(_ error: TokenError) -> Bool {
+        guard error.code == .keychain, let keychainError = error.keychainError else { return false }
+        return keychainError.code == .decode
+    }
+
     /// Signs out: revokes the refresh token at the server (RFC 7009; the access token when there is no
     /// refresh token), then removes the local tokens whatever the revocation's result.
     ///
@@ -46,8 +52,17 @@ extension TokenManager {
     public func logout() async throws(TokenError) -> LogoutReport {
         let lock = try await acquireLock()
         defer { lock.release() }
-        guard let stored = try await readTokens(useCache: false) else {
-            remember(nil)
+        defer { invalidateCache() }
+        let stored: TokenSet?
+        do {
+            stored = try await readTokens(useCache: false)
+        } catch {
+            // An item this version cannot read: nothing to revoke, but signing out must still remove it.
+            guard Self.isUnreadableItem(error) else { throw error }
+            logger.info("removing an unreadable token item at logout")
+            return LogoutReport(removedTokens: try await store.remove(account: account), revocation: .skipped)
+        }
+        guard let stored else {
             return LogoutReport(removedTokens: false, revocation: .skipped)
         }
         let revocation: LogoutReport.Revocation
@@ -69,13 +84,7 @@ extension TokenManager {
                 revocation = .failed(error)
             }
         }
-        do {
-            try await store.remove(account: account)
-        } catch {
-            invalidateCache()
-            throw error
-        }
-        remember(nil)
+        try await store.remove(account: account)
         logger.debug("signed out")
         return LogoutReport(removedTokens: true, revocation: revocation)
     }

@@ -167,18 +167,11 @@ public actor TokenManager {
         }
     }
 
-    /// Forgets the cache (the next read goes to the keychain).
+    /// Forgets the cache: the next read goes to the keychain. Called after every write, because the
+    /// counter read after a write could already include another process's later write; re-reading
+    /// once costs one item read per refresh.
     func invalidateCache() {
         cache = nil
-    }
-
-    /// Remembers tokens just written, at the counter read after the write.
-    func remember(_ tokens: TokenSet?) {
-        if let counter = currentChangeCounter() {
-            cache = (counter, tokens)
-        } else {
-            cache = nil
-        }
     }
 
     // MARK: Refresh
@@ -296,7 +289,7 @@ public actor TokenManager {
     private func endSession(because cause: TokenError?) async throws(TokenError) -> Never {
         do {
             try await store.remove(account: account)
-            remember(nil)
+            invalidateCache()
         } catch {
             invalidateCache()
             logger.error("the expired session's tokens could not be cleared", metadata: ["code": "\(error.code)"])
@@ -369,14 +362,13 @@ public actor TokenManager {
     /// A failure here after a rotation loses the session (the server has already replaced the refresh
     /// token), so it is logged as an error and thrown as is.
     func persist(_ tokens: TokenSet) async throws(TokenError) {
+        defer { invalidateCache() }
         do {
             try await store.save(tokens, for: account)
         } catch {
-            invalidateCache()
             logger.error("new tokens could not be stored", metadata: ["code": "\(error.code)"])
             throw error
         }
-        remember(tokens)
     }
 
     /// Takes the lock and stores `tokens` (sign-in and `save`).
