@@ -53,6 +53,10 @@ public actor TokenManager {
     private var cache: (counter: Int64, tokens: TokenSet?)?
     /// The refresh in progress in this manager, shared by every caller that needs one.
     private var inFlight: Task<Result<TokenSet, TokenError>, Never>?
+    /// The token keychain bound to its opened file (see `boundKeychain()`).
+    private var bound: Keychain?
+    /// The bound keychain file's path (set with `bound`).
+    private var boundPath = ""
     /// When this manager's recent refreshes happened (for `RefreshWindow`).
     private var recentRefreshes: [Date] = []
 
@@ -147,7 +151,7 @@ public actor TokenManager {
 
     /// The stored tokens, from the cache when the keychain has not changed since they were read.
     func readTokens(useCache: Bool) async throws(TokenError) -> TokenSet? {
-        let counter = currentChangeCounter()
+        let counter = currentChangeCounter(in: try await boundKeychain())
         if useCache, let counter, let cache, cache.counter == counter {
             return cache.tokens
         }
@@ -158,13 +162,29 @@ public actor TokenManager {
 
     /// The keychain file's change counter while the tokens' class is readable; `nil` (no caching) when
     /// the keychain is locked for it or the counter cannot be read.
-    private func currentChangeCounter() -> Int64? {
+    private func currentChangeCounter(in keychain: Keychain) -> Int64? {
         do {
-            guard try store.keychain.isAvailable() else { return nil }
-            return try store.keychain.resolvedStore().changeCounter()
+            guard try keychain.isAvailable() else { return nil }
+            return try keychain.resolvedStore().changeCounter()
         } catch {
             return nil
         }
+    }
+
+    /// The keychain bound to its opened file, so that the cached path never opens the process-wide
+    /// default keychain (which may run a KDF) on this actor's executor; opened off it the first time.
+    private func boundKeychain() async throws(TokenError) -> Keychain {
+        if let bound { return bound }
+        let opened: KeychainStore
+        do {
+            opened = try await store.keychain.resolvedStore()
+        } catch {
+            throw TokenError.keychain(error, while: "opened")
+        }
+        let keychain = store.keychain.store(opened)
+        bound = keychain
+        boundPath = opened.path
+        return keychain
     }
 
     /// Forgets the cache: the next read goes to the keychain. Called after every write, because the
@@ -348,13 +368,8 @@ public actor TokenManager {
 
     /// Takes the cross-process lock of the keychain file.
     func acquireLock() async throws(TokenError) -> RefreshLock {
-        let keychainPath: String
-        do {
-            keychainPath = try await store.keychain.resolvedStore().path
-        } catch {
-            throw TokenError.keychain(error, while: "opened")
-        }
-        return try await RefreshLock.acquire(path: RefreshLock.path(forKeychain: keychainPath))
+        _ = try await boundKeychain()
+        return try await RefreshLock.acquire(path: RefreshLock.path(forKeychain: boundPath))
     }
 
     /// Stores `tokens` (lock held) and caches them.
