@@ -116,3 +116,11 @@ let package = Package(
         .testTarget(name: "SecurityCompileTests", dependencies: ["Security", "LocalAuthentication"], swiftSettings: strict),
     ]
 )
+
+#if canImport(Darwin)
+// On Apple platforms the real Security and LocalAuthentication frameworks exist; the Linux
+// re-implementations are not built there, so they can never shadow Apple's modules.
+let appleOnlyNames: Set<String> = ["Security", "LocalAuthentication", "SecurityTests", "SecurityCompileTests"]
+package.products.removeAll { appleOnlyNames.contains($0.name) }
+package.targets.removeAll { appleOnlyNames.contains($0.name) }
+#endif
