@@ -3,6 +3,10 @@
 # and pass (gpg), at the same item counts. Writes a Markdown table (docs/cli-benchmarks.md by default).
 #
 #   scripts/bench-cli.sh [--sizes "10 1000 10000"] [--runs 40] [--out docs/cli-benchmarks.md]
+#                        [--tools "latchkey secret-tool pass"] [--results DIR]
+#
+# --results keeps hyperfine's JSON in DIR (default: a temporary folder) and renders the table from every
+# result found there, so one tool can be measured again without refilling the others.
 #
 # Operations, each timed by hyperfine as a whole process (start-up, unlock, lookup or write, exit):
 #   lookup  latchkey find-generic-password -s S -a A -w   |  secret-tool lookup service S user A  |  pass show S/A
@@ -16,6 +20,8 @@ set -euo pipefail
 
 SIZES="10 1000 10000"
 RUNS=40
+TOOLS="latchkey secret-tool pass"
+RESULTS=""
 OUT="docs/cli-benchmarks.md"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -47,6 +53,8 @@ while [[ $# -gt 0 ]]; do
         --sizes) SIZES="$2"; shift 2 ;;
         --runs) RUNS="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
+        --tools) TOOLS="$2"; shift 2 ;;
+        --results) RESULTS="$2"; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 64 ;;
     esac
 done
@@ -65,7 +73,9 @@ fi
 
 WORK="$(mktemp -d /tmp/latchkey-bench-XXXXXX)"
 trap 'gpgconf --homedir "$WORK/gnupg" --kill gpg-agent 2>/dev/null || true; rm -rf "$WORK"' EXIT
-RESULTS="$WORK/results"; mkdir -p "$RESULTS"
+RESULTS="${RESULTS:-$WORK/results}"; mkdir -p "$RESULTS"
+wants() { [[ " $TOOLS " == *" $1 "* ]]; }
+load() { awk '{print $1}' /proc/loadavg; }
 
 # pass: one throwaway gpg key (no passphrase) shared by every size.
 export GNUPGHOME="$WORK/gnupg"; mkdir -m 700 "$GNUPGHOME"
@@ -78,6 +88,7 @@ for n in $SIZES; do
     echo "== $n items" >&2
 
     # latchkey: a keychain unlocked by a key file, filled in one process.
+    if wants latchkey; then
     dir="$WORK/latchkey-$n"; mkdir -m 700 "$dir"
     env -u LATCHKEY_PASSPHRASE -u LATCHKEY_PASSPHRASE_FILE -u LATCHKEY_KEY_FILE \
         LATCHKEY_DEVICE_SECRET="$dir/device-secret" \
@@ -91,13 +102,19 @@ for n in $SIZES; do
     hyperfine --warmup 3 --runs "$RUNS" --style none --export-json "$RESULTS/latchkey-store-$n.json" \
         -n "latchkey add-generic-password -U" \
         "printf 'new-secret' | '$LATCHKEY_BIN' add-generic-password -U -s stress -a u-$mid --password-stdin"
+    echo "latchkey $n $(load)" >>"$RESULTS/load.txt"
     unset LATCHKEY_KEYCHAIN LATCHKEY_KEY_FILE LATCHKEY_DEVICE_SECRET XDG_DATA_HOME
+    fi
 
     # secret-tool: a fresh gnome-keyring in its own D-Bus session and home.
+    if wants secret-tool; then
     home="$WORK/secret-tool-$n"; mkdir -p "$home"
     HOME="$home" dbus-run-session -- bash "$0" __secret_tool "$n" "$RESULTS" "$RUNS" 2>/dev/null
+    echo "secret-tool $n $(load)" >>"$RESULTS/load.txt"
+    fi
 
     # pass: N entries, encrypted by one gpg process.
+    if wants pass; then
     store="$WORK/pass-$n"; mkdir -p "$store/stress"
     PASSWORD_STORE_DIR="$store" pass init "$FPR" >/dev/null
     (
@@ -111,7 +128,9 @@ for n in $SIZES; do
         -n "pass show" "pass show stress/u-$mid >/dev/null"
     hyperfine --warmup 3 --runs "$RUNS" --style none --export-json "$RESULTS/pass-store-$n.json" \
         -n "pass insert" "printf 'new-secret\n' | pass insert -m -f stress/u-$mid >/dev/null"
+    echo "pass $n $(load)" >>"$RESULTS/load.txt"
     unset PASSWORD_STORE_DIR
+    fi
 done
 
 MACHINE="$(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr)"
@@ -122,22 +141,35 @@ pass $(dpkg-query -W -f '${Version}' pass 2>/dev/null), gpg $(gpg --version | aw
 hyperfine $(hyperfine --version | awk '{print $2}')"
 
 /usr/bin/python3 - "$RESULTS" "$SIZES" "$RUNS" "$MACHINE" "$VERSIONS" >"$ROOT/$OUT" <<'PY'
-import json, sys, datetime
+import json, os, sys, datetime
 results, sizes, runs, machine, versions = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5]
-def median_ms(tool, op, n):
-    with open(f"{results}/{tool}-{op}-{n}.json") as f:
-        return json.load(f)["results"][0]["median"] * 1000
-def p95_ms(tool, op, n):
-    with open(f"{results}/{tool}-{op}-{n}.json") as f:
-        times = sorted(json.load(f)["results"][0]["times"])
-    return times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))] * 1000
+tools = ("latchkey", "secret-tool", "pass")
+def load(tool, op, n):
+    path = f"{results}/{tool}-{op}-{n}.json"
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)["results"][0]
+def wall(r):
+    times = sorted(r["times"])
+    p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+    return f"{r['median'] * 1000:.1f} ms ({p95 * 1000:.1f})"
+def cpu(r):
+    return f"{(r['user'] + r['system']) * 1000:.1f} ms"
+def ratio(a, b):
+    return f"{b['median'] / a['median']:.1f}×" if a and b else "—"
+loads = {}
+if os.path.exists(f"{results}/load.txt"):
+    for line in open(f"{results}/load.txt"):
+        tool, n, value = line.split()
+        loads[(tool, n)] = value
 print("# CLI benchmarks: latchkey vs secret-tool vs pass")
 print()
 print(f"Generated by `scripts/bench-cli.sh` on {datetime.date.today().isoformat()}. Machine: {machine}.")
 print(f"Versions: {versions}.")
 print()
-print(f"Each cell is the **median wall time of one whole process** (start, unlock, operation, exit) over {runs}")
-print("runs after 3 warm-ups, measured by hyperfine through a shell whose start-up hyperfine subtracts; p95 in")
+print(f"Each cell is the **median wall time of one whole process** (start, unlock, operation, exit) over {runs} runs")
+print("after 3 warm-ups, measured by hyperfine through a shell whose start-up hyperfine subtracts; p95 in")
 print("parentheses. *lookup* prints one password; *store* replaces the password of an existing item. latchkey")
 print("unlocks with a key file (`LATCHKEY_KEY_FILE`); gnome-keyring's collection was unlocked once when its daemon")
 print("started (under `dbus-run-session`); pass uses a gpg key without passphrase and a warm gpg-agent.")
@@ -146,8 +178,23 @@ print("| Operation | Items | latchkey | secret-tool | pass | secret-tool / latch
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for op, label in (("lookup", "lookup (`find-generic-password -w`)"), ("store", "store (`add-generic-password -U`)")):
     for n in sizes:
-        lk, st, ps = (median_ms(t, op, n) for t in ("latchkey", "secret-tool", "pass"))
-        cells = [f"{median_ms(t, op, n):.1f} ms ({p95_ms(t, op, n):.1f})" for t in ("latchkey", "secret-tool", "pass")]
-        print(f"| {label} | {int(n):,} | " + " | ".join(cells) + f" | {st / lk:.1f}× | {ps / lk:.1f}× |")
+        r = {t: load(t, op, n) for t in tools}
+        cells = [wall(r[t]) if r[t] else "—" for t in tools]
+        lk = r["latchkey"]
+        print(f"| {label} | {int(n):,} | " + " | ".join(cells) + f" | {ratio(lk, r['secret-tool'])} | {ratio(lk, r['pass'])} |")
+print()
+print("CPU time of the measured process (user + system, mean). secret-tool's figure leaves out the work done")
+print("by gnome-keyring-daemon, which runs in another process; gpg-agent's is likewise left out for pass.")
+print()
+print("| Operation | Items | latchkey | secret-tool (client only) | pass (client only) |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for op in ("lookup", "store"):
+    for n in sizes:
+        r = {t: load(t, op, n) for t in tools}
+        print(f"| {op} | {int(n):,} | " + " | ".join(cpu(r[t]) if r[t] else "—" for t in tools) + " |")
+if loads:
+    print()
+    print("1-minute load average when each tool's runs ended (the machine is shared; a load above the core")
+    print("count lengthens wall times): " + ", ".join(f"{t} {n}: {v}" for (t, n), v in sorted(loads.items())) + ".")
 PY
 echo "wrote $OUT" >&2

@@ -45,6 +45,7 @@ struct GitCredential: ParsableCommand {
             if operation != "store" && !FileManager.default.fileExists(atPath: keychain.path) { return }
             let prompt = ProcessInfo.processInfo.environment["GIT_TERMINAL_PROMPT"] != "0"
             let store = try keychain.open(unlock: prompt, promptOnControllingTerminal: true)
+            FastPath.openStore = store  // git runs a helper per request: keep the WAL, as the fast path does.
             switch operation {
             case "get": try get(store, key: key, request: request)
             case "store": try save(store, key: key, request: request)
