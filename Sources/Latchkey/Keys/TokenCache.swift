@@ -1,10 +1,13 @@
 import Foundation
 import LatchkeyCrypto
 import LatchkeyStorage
+import Synchronization
 
-/// Search tokens for the current index key, with the few constant ones computed once per unlock.
+/// Search tokens for the current index key, with the few constant ones computed once per unlock and a
+/// small memo of recently used ones (see `RecentTokens`).
 struct TokenCache: Sendable {
     let tokenizer: IndexTokenizer
+    private let recent = RecentTokens()
     private let classByToken: [ItemTable: [Data: Accessibility]]
     private let tokenByClass: [ItemTable: [Accessibility: Data]]
     private let zero: [ItemTable: Data]
@@ -49,13 +52,29 @@ struct TokenCache: Sendable {
         }
     }
 
-    private static func token(_ tokenizer: IndexTokenizer, _ table: ItemTable, _ name: AttributeName, _ value: AttributeValue)
+    private static func token(
+        _ tokenizer: IndexTokenizer,
+        _ table: ItemTable,
+        _ name: AttributeName,
+        _ value: AttributeValue
+    )
+        -> Data
+    {
+        token(tokenizer, table, name, canonicalBytes: value.canonicalBytes)
+    }
+
+    private static func token(
+        _ tokenizer: IndexTokenizer,
+        _ table: ItemTable,
+        _ name: AttributeName,
+        canonicalBytes: Data
+    )
         -> Data
     {
         // Application label (keys) and public-key hash (certificates) share a domain so identities can join.
         let domain =
             (name == .applicationLabel || name == .publicKeyHash) ? "pubkeyhash" : "\(table.rawValue)/\(name.rawValue)"
-        return tokenizer.token(domain: domain, value: value.canonicalBytes)
+        return tokenizer.token(domain: domain, value: canonicalBytes)
     }
 
     /// The token of `value` for attribute `name` in `table`.
@@ -74,7 +93,11 @@ struct TokenCache: Sendable {
         default:
             break
         }
-        return Self.token(tokenizer, table, name, value)
+        let key = RecentTokens.Key(table: table, name: name, bytes: value.canonicalBytes)
+        if let token = recent.token(for: key) { return token }
+        let token = Self.token(tokenizer, table, name, canonicalBytes: key.bytes)
+        recent.remember(token, for: key)
+        return token
     }
 
     /// The accessibility class whose token is `token`, or `nil` for an unknown (tampered) token.
@@ -102,5 +125,36 @@ struct TokenCache: Sendable {
     /// The primary-key hash of `attributes` (defaults already applied).
     func primaryKey(_ table: ItemTable, _ schema: ItemSchema, _ attributes: [AttributeName: AttributeValue]) -> Data {
         tokenizer.token(domain: "\(table.rawValue)/pk", value: schema.primaryKeyBytes(of: attributes))
+    }
+}
+
+/// A bounded memo of recently computed tokens, shared by every copy of one `TokenCache` (one index key).
+///
+/// Queries repeat a few values over and over (the caller's access groups on every search, usually one
+/// service per application), and each token is an HMAC. The memo holds at most `capacity` entries and is
+/// emptied when full, so values that keep changing (accounts drawn from many items) cost nothing but a
+/// miss. It keeps attribute values (never secrets) in memory as long as the keychain stays open, which
+/// the process holds anyway while it works with them.
+final class RecentTokens: Sendable {
+    /// Entries kept before the memo is emptied.
+    static let capacity = 64
+
+    struct Key: Hashable, Sendable {
+        var table: ItemTable
+        var name: AttributeName
+        var bytes: Data
+    }
+
+    private let entries = Mutex<[Key: Data]>([:])
+
+    func token(for key: Key) -> Data? {
+        entries.withLock { $0[key] }
+    }
+
+    func remember(_ token: Data, for key: Key) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = token
+        }
     }
 }

@@ -10,19 +10,49 @@ import LatchkeyStorage
 /// blob to another row, or editing the row's key columns, makes decryption fail.
 enum ItemCrypto {
     static func itemKeyContext(_ table: ItemTable, _ persistref: Data) -> Data {
-        Data("latchkey/v1/itemkey/\(table.rawValue)".utf8) + persistref
+        ContextPrefixes.of(table).itemKey + persistref
     }
 
     static func attributesContext(_ table: ItemTable, _ row: ItemRow) -> Data {
-        var context = Data("latchkey/v1/attrs/\(table.rawValue)".utf8)
+        let classToken = row.tokens["kc"] ?? Data()
+        var context = ContextPrefixes.of(table).attributes
+        context.reserveCapacity(context.count + row.persistref.count + row.primaryKey.count + classToken.count)
         context.append(row.persistref)
         context.append(row.primaryKey)
-        context.append(row.tokens["kc"] ?? Data())
+        context.append(classToken)
         return context
     }
 
     static func secretContext(_ table: ItemTable, _ persistref: Data) -> Data {
-        Data("latchkey/v1/secret/\(table.rawValue)".utf8) + persistref
+        ContextPrefixes.of(table).secret + persistref
+    }
+
+    /// The constant leading bytes of each context (`latchkey/v1/<purpose>/<table>`), built once per table
+    /// rather than formatted on every seal and open.
+    private struct ContextPrefixes: Sendable {
+        let itemKey: Data
+        let attributes: Data
+        let secret: Data
+
+        init(_ table: ItemTable) {
+            itemKey = Data("latchkey/v1/itemkey/\(table.rawValue)".utf8)
+            attributes = Data("latchkey/v1/attrs/\(table.rawValue)".utf8)
+            secret = Data("latchkey/v1/secret/\(table.rawValue)".utf8)
+        }
+
+        private static let genp = ContextPrefixes(.genp)
+        private static let inet = ContextPrefixes(.inet)
+        private static let cert = ContextPrefixes(.cert)
+        private static let keys = ContextPrefixes(.keys)
+
+        static func of(_ table: ItemTable) -> ContextPrefixes {
+            switch table {
+            case .genp: genp
+            case .inet: inet
+            case .cert: cert
+            case .keys: keys
+            }
+        }
     }
 
     /// Builds the encrypted row for a complete attribute set.
@@ -64,7 +94,12 @@ enum ItemCrypto {
     /// Decrypts a row's attributes and, when asked, its secret.
     ///
     /// - Throws: `decode` when any part fails authentication.
-    static func open(table: ItemTable, row: ItemRow, classKey: SymmetricKey, withSecret: Bool) throws(KeychainError) -> (
+    static func open(
+        table: ItemTable,
+        row: ItemRow,
+        classKey: SymmetricKey,
+        withSecret: Bool
+    ) throws(KeychainError) -> (
         attributes: [AttributeName: AttributeValue], secret: SecretData?
     ) {
         let itemKey: SymmetricKey
@@ -73,7 +108,11 @@ enum ItemCrypto {
             itemKey = try KeyWrap.unwrap(row.itemKey, with: classKey, context: itemKeyContext(table, row.persistref))
             record = try AEAD.open(row.attributes, key: itemKey, context: attributesContext(table, row))
         } catch {
-            throw KeychainError(.decode, "An item failed authentication (corrupt or tampered).", underlying: error.description)
+            throw KeychainError(
+                .decode,
+                "An item failed authentication (corrupt or tampered).",
+                underlying: error.description
+            )
         }
         let attributes = try RecordCodec.decode(record)
         guard withSecret, let sealedSecret = row.secret else { return (attributes, nil) }

@@ -1,0 +1,118 @@
+import Foundation
+import Latchkey
+
+/// Single-item operations of `KeychainStore` on the filled keychain, each over `--samples` operations
+/// on random keys:
+///
+/// - `find-primary-key`: `findOne` by service + account with the secret (`withData: true`);
+/// - `find-attributes`: the same without the secret;
+/// - `update`: a new secret for a random item (durable);
+/// - `add`: new items (durable);
+/// - `delete`: random distinct existing items (durable);
+///
+/// then `peak-rss-mib` (before any standard-cost scrypt, which alone needs 128 MiB) and `rss-mib`.
+enum StoreBenchmarks: BenchmarkSuite {
+    static let name = "store"
+    /// Untimed finds that prepare cached statements and warm SQLite's page cache first.
+    static let warmUp = 200
+
+    static func run(_ context: inout BenchmarkContext, on keychain: FilledKeychain) throws {
+        let samples = context.options.samples
+        var picks = (0..<samples).map { _ in keychain.accounts[context.index(below: keychain.accounts.count)] }
+        for run in 0..<min(warmUp, samples) {
+            _ = try keychain.store.findOne(FilledKeychain.query(account: picks[run]), withData: true)
+        }
+        for (op, withData) in [("find-primary-key", true), ("find-attributes", false)]
+        where context.options.includes(op) {
+            picks.shuffle(using: &context.generator)
+            context.progress("\(name): \(op)")
+            context.report.add(op, items: keychain.items, try find(keychain, picks, withData: withData, context))
+        }
+        if context.options.includes("update") {
+            context.progress("\(name): update")
+            picks.shuffle(using: &context.generator)
+            context.report.add("update", items: keychain.items, try update(keychain, picks, &context))
+        }
+        if context.options.includes("add") {
+            context.progress("\(name): add")
+            context.report.add("add", items: keychain.items, try add(keychain, &context))
+        }
+        if context.options.includes("delete") {
+            context.progress("\(name): delete")
+            context.report.add("delete", items: keychain.items, try delete(keychain, &context))
+        }
+        context.report.add("peak-rss-mib", items: keychain.items, value: SystemProbe.peakResidentMiB(), unit: "MiB")
+        if let current = SystemProbe.currentResidentMiB() {
+            context.report.add("rss-mib", items: keychain.items, value: current, unit: "MiB")
+        }
+    }
+
+    /// `findOne` by service + account; checks (untimed) that each result is the item asked for.
+    private static func find(
+        _ keychain: FilledKeychain,
+        _ picks: [String],
+        withData: Bool,
+        _ context: BenchmarkContext
+    )
+        throws -> Measurement
+    {
+        try context.measure(picks.count) { run in
+            try keychain.store.findOne(FilledKeychain.query(account: picks[run]), withData: withData)
+        } check: { run, item in
+            guard item.attributes[.account] == .string(picks[run]) else {
+                throw BenchmarkFailure("a find returned the wrong item")
+            }
+            guard (item.data?.count == 32) == withData else {
+                throw BenchmarkFailure("a find returned \(withData ? "no" : "a") secret unexpectedly")
+            }
+        }
+    }
+
+    /// A new 32-byte secret for each picked item.
+    private static func update(
+        _ keychain: FilledKeychain,
+        _ picks: [String],
+        _ context: inout BenchmarkContext
+    ) throws
+        -> Measurement
+    {
+        let secrets = (0..<picks.count).map { _ in context.secret() }
+        return try context.measure(picks.count) { run in
+            let changed = try keychain.store.update(
+                FilledKeychain.query(account: picks[run]),
+                with: ItemChanges(data: secrets[run])
+            )
+            guard changed == 1 else { throw BenchmarkFailure("update changed \(changed) items, expected 1") }
+        }
+    }
+
+    /// New items `new-<n>`; they join `keychain.accounts`.
+    private static func add(_ keychain: FilledKeychain, _ context: inout BenchmarkContext) throws -> Measurement {
+        let accounts = (0..<context.options.samples).map { "new-\($0)" }
+        let secrets = accounts.map { _ in context.secret() }
+        let measurement = try context.measure(accounts.count) { run in
+            try keychain.store.add(
+                .genericPassword,
+                attributes: FilledKeychain.attributes(account: accounts[run]),
+                data: secrets[run]
+            )
+        }
+        keychain.accounts += accounts
+        return measurement
+    }
+
+    /// Deletes random distinct items (at most every item there is); they leave `keychain.accounts`.
+    private static func delete(_ keychain: FilledKeychain, _ context: inout BenchmarkContext) throws -> Measurement {
+        let count = min(context.options.samples, keychain.accounts.count)
+        var victims: [String] = []
+        victims.reserveCapacity(count)
+        for _ in 0..<count {
+            keychain.accounts.swapAt(context.index(below: keychain.accounts.count), keychain.accounts.count - 1)
+            if let last = keychain.accounts.popLast() { victims.append(last) }
+        }
+        return try context.measure(victims.count) { run in
+            let deleted = try keychain.store.delete(FilledKeychain.query(account: victims[run]))
+            guard deleted == 1 else { throw BenchmarkFailure("delete removed \(deleted) items, expected 1") }
+        }
+    }
+}
