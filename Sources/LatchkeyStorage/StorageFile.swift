@@ -232,6 +232,15 @@ package final class StorageFile: Sendable {
         }
     }
 
+    /// The writer connection's `PRAGMA synchronous` level (2 = FULL: every commit is fsynced).
+    package func writerSynchronousLevel() throws -> Int {
+        do {
+            return try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        } catch {
+            throw StorageError.map(error, path: path)
+        }
+    }
+
     /// Moves every WAL frame into the main file and truncates the WAL.
     package func checkpoint() throws {
         do {

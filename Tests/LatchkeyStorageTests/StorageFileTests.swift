@@ -57,6 +57,18 @@ struct StorageFileTests {
         try reopened.close()
     }
 
+    /// GRDB's WAL set-up lowers the writer to NORMAL; an acknowledged write must survive power loss.
+    @Test func writerCommitsDurablyAfterCreateAndOpen() throws {
+        let scratch = Scratch()
+        let path = scratch.path("k.keychain-db")
+        let created = try Self.createKeychain(at: path)
+        #expect(try created.writerSynchronousLevel() == 2)
+        try created.close()
+        let reopened = try StorageFile.open(path: path)
+        #expect(try reopened.writerSynchronousLevel() == 2)
+        try reopened.close()
+    }
+
     @Test func createLeavesNoTemporaryFilesBehind() throws {
         let scratch = Scratch()
         let path = scratch.path("k.keychain-db")
