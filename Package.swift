@@ -112,8 +112,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SecurityTests", dependencies: ["Security", "LocalAuthentication", "Latchkey"], swiftSettings: strict),
-        .testTarget(name: "SecurityCompileTests", dependencies: ["Security", "LocalAuthentication"], swiftSettings: strict),
+        .testTarget(
+            name: "SecurityTests",
+            dependencies: ["Security", "LocalAuthentication", "Latchkey"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SecurityCompileTests",
+            dependencies: ["Security", "LocalAuthentication"],
+            swiftSettings: strict
+        ),
     ]
 )
 

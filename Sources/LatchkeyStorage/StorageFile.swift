@@ -49,7 +49,11 @@ package final class StorageFile: Sendable {
     ///   - readOnly: Open without write access (writes then fail with `StorageError.readOnly`).
     ///   - busyTimeout: How long to wait for another process's lock.
     /// - Throws: `StorageError.emptyFile`, `.notADatabase`, `.notAKeychain`, `.unsupportedFormat`, `.io`.
-    package static func open(path: String, readOnly: Bool = false, busyTimeout: TimeInterval = 30) throws
+    package static func open(
+        path: String,
+        readOnly: Bool = false,
+        busyTimeout: TimeInterval = 30
+    ) throws
         -> StorageFile
     {
         var info = stat()

@@ -12,8 +12,10 @@ struct CLIBackupTests {
         let store = try keychain.open()
         try store.add(
             .genericPassword,
-            attributes: [.service: .string("svc"), .account: .string("alice"), .label: .string("Alice"),
-                         .comment: .string("c"), .generic: .data(Data([0, 1, 2]))],
+            attributes: [
+                .service: .string("svc"), .account: .string("alice"), .label: .string("Alice"),
+                .comment: .string("c"), .generic: .data(Data([0, 1, 2])),
+            ],
             data: SecretData(string: "generic secret")
         )
         try store.add(
@@ -23,14 +25,18 @@ struct CLIBackupTests {
         )
         try store.add(
             .internetPassword,
-            attributes: [.server: .string("example.com"), .protocol: .string("htps"), .port: .number(443),
-                         .path: .string("/a"), .account: .string("bob")],
+            attributes: [
+                .server: .string("example.com"), .protocol: .string("htps"), .port: .number(443),
+                .path: .string("/a"), .account: .string("bob"),
+            ],
             data: SecretData(string: "inet secret")
         )
         try store.add(
             .certificate,
-            attributes: [.label: .string("cert"), .certificateType: .number(1), .issuer: .data(Data("i".utf8)),
-                         .serialNumber: .data(Data([7]))],
+            attributes: [
+                .label: .string("cert"), .certificateType: .number(1), .issuer: .data(Data("i".utf8)),
+                .serialNumber: .data(Data([7])),
+            ],
             data: SecretData(Data([0x30, 0x00]))
         )
         try store.add(
@@ -40,8 +46,10 @@ struct CLIBackupTests {
         )
         try store.add(
             .genericPassword,
-            attributes: [.service: .string("device"), .account: .string("local"),
-                         .accessible: .string(Accessibility.whenUnlockedThisDeviceOnly.rawValue)],
+            attributes: [
+                .service: .string("device"), .account: .string("local"),
+                .accessible: .string(Accessibility.whenUnlockedThisDeviceOnly.rawValue),
+            ],
             data: SecretData(string: "stays here")
         )
         try store.add(
@@ -59,7 +67,9 @@ struct CLIBackupTests {
             let items = (try? store.find(ItemQuery(itemClass, synchronizable: .any), limit: .all, withData: true)) ?? []
             for var item in items {
                 item.persistentReference = Data()
-                let key = ItemSchema.of(itemClass).primaryKey.map { "\($0)=\(String(describing: item.attributes[$0]?.canonicalText))" }
+                let key = ItemSchema.of(itemClass).primaryKey.map {
+                    "\($0)=\(String(describing: item.attributes[$0]?.canonicalText))"
+                }
                 all[itemClass.rawValue + key.joined(separator: ",")] = item
             }
         }
@@ -128,7 +138,10 @@ struct CLIBackupTests {
             environment: environment,
             input: Self.archivePassphrase
         )
-        #expect(exported.stdout == "exported 6 items to \(archive)\nleft out 1 ThisDeviceOnly items (they never leave this machine)\n")
+        #expect(
+            exported.stdout
+                == "exported 6 items to \(archive)\nleft out 1 ThisDeviceOnly items (they never leave this machine)\n"
+        )
 
         let store = try keychain.open()
         try store.update(
@@ -137,7 +150,11 @@ struct CLIBackupTests {
         )
         try store.delete(ItemQuery(.internetPassword))
 
-        let merged = try CLIRunner.latchkey(["import", archive, "--passphrase-stdin"], environment: environment, input: Self.archivePassphrase)
+        let merged = try CLIRunner.latchkey(
+            ["import", archive, "--passphrase-stdin"],
+            environment: environment,
+            input: Self.archivePassphrase
+        )
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(merged.stdout.hasPrefix("imported 1 items, 5 duplicates left alone\n"), "\(merged.stdout)")
         #expect(merged.stdout.contains("duplicate: genp \"svce\"=<blob>=\"svc\" \"acct\"=<blob>=\"alice\""))
@@ -174,14 +191,21 @@ struct CLIBackupTests {
             input: Self.archivePassphrase
         )
         let other = try CLIRunner.keychain()
-        let wrong = try CLIRunner.latchkey(["import", archive, "--passphrase-stdin"], environment: CLIRunner.environment(other), input: "nope\n")
+        let wrong = try CLIRunner.latchkey(
+            ["import", archive, "--passphrase-stdin"],
+            environment: CLIRunner.environment(other),
+            input: "nope\n"
+        )
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("-25293"), "\(wrong.stderr)")
         #expect(!wrong.stderr.contains("nope"))
 
         let passphraseFile = other.directory + "/archive-pass"
         try Data(Self.archivePassphrase.utf8).write(to: URL(fileURLWithPath: passphraseFile))
-        let right = try CLIRunner.latchkey(["import", archive, "--passphrase-file", passphraseFile], environment: CLIRunner.environment(other))
+        let right = try CLIRunner.latchkey(
+            ["import", archive, "--passphrase-file", passphraseFile],
+            environment: CLIRunner.environment(other)
+        )
         #expect(right.status == 0, "\(right.stderr)")
         let item = try other.open().findOne(ItemQuery(.internetPassword), withData: true)
         #expect(item.data == SecretData(string: "inet secret"), "an archive moves items to another keychain")
@@ -192,7 +216,11 @@ struct CLIBackupTests {
         let environment = CLIRunner.environment(keychain)
         let archive = keychain.directory + "/backup.lkar"
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: archive))
-        let refused = try CLIRunner.latchkey(["export", "-o", archive, "--passphrase-stdin", "--kdf-cost", "testing"], environment: environment, input: "p\n")
+        let refused = try CLIRunner.latchkey(
+            ["export", "-o", archive, "--passphrase-stdin", "--kdf-cost", "testing"],
+            environment: environment,
+            input: "p\n"
+        )
         #expect(refused.status == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: archive)) == Data("keep me".utf8))
         let forced = try CLIRunner.latchkey(
@@ -225,7 +253,9 @@ struct CLIBackupTests {
         for index in [0, 9, 12, 20, sealed.count / 2, sealed.count - 1] {
             var tampered = sealed
             tampered[index] ^= 0x01
-            #expect(throws: KeychainError.self, "byte \(index)") { try KeychainArchive.open(tampered, passphrase: passphrase) }
+            #expect(throws: KeychainError.self, "byte \(index)") {
+                try KeychainArchive.open(tampered, passphrase: passphrase)
+            }
         }
         expect(code: .authFailed) { try KeychainArchive.open(sealed, passphrase: SecretData(string: "other")) }
         expect(code: .decode) { try KeychainArchive.open(Data("not an archive".utf8), passphrase: passphrase) }
@@ -243,7 +273,10 @@ struct CLIBackupTests {
             data: SecretData(string: "v1")
         )
         #expect(try store.restore(item) == .added)
-        let found = try store.findOne(ItemQuery(.genericPassword, attributes: [.service: .string("old")]), withData: true)
+        let found = try store.findOne(
+            ItemQuery(.genericPassword, attributes: [.service: .string("old")]),
+            withData: true
+        )
         #expect(found.attributes[.creationDate] == .date(created))
         #expect(found.attributes[.modificationDate] == .date(created))
         var newer = item

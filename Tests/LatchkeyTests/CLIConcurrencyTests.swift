@@ -5,7 +5,8 @@ import Testing
 /// Several `latchkey` processes writing one keychain at the same time.
 struct CLIConcurrencyTests {
     /// Runs `script` in `count` shells at once and waits for all of them.
-    func runConcurrently(_ count: Int, environment: [String: String], script: @escaping @Sendable (Int) -> String) throws
+    func runConcurrently(_ count: Int, environment: [String: String], script: @escaping @Sendable (Int) -> String)
+        throws
         -> [CLIRunner.Result]
     {
         let results = Results(count: count)
@@ -46,7 +47,11 @@ struct CLIConcurrencyTests {
             let parts = account.dropFirst().split(separator: "-")
             #expect(item.data == SecretData(string: "secret-\(parts[0])-\(parts[1])"), "\(account)")
         }
-        let shared = try store.find(ItemQuery(.genericPassword, attributes: [.service: .string("shared")]), limit: .all, withData: true)
+        let shared = try store.find(
+            ItemQuery(.genericPassword, attributes: [.service: .string("shared")]),
+            limit: .all,
+            withData: true
+        )
         #expect(shared.count == 1, "-U from many processes keeps one item")
         #expect(shared.first?.data?.utf8String?.hasPrefix("from-") == true)
 

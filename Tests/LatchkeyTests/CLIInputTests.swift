@@ -46,9 +46,15 @@ struct CLIInputTests {
     @Test func explicitPasswordValueIsAcceptedWhenTheUserInsists() throws {
         let keychain = try CLIRunner.keychain()
         let environment = CLIRunner.environment(keychain)
-        let added = try CLIRunner.latchkey(["add-generic-password", "-s", "svc", "-w", "-dash-leading", "-a", "x"], environment: environment)
+        let added = try CLIRunner.latchkey(
+            ["add-generic-password", "-s", "svc", "-w", "-dash-leading", "-a", "x"],
+            environment: environment
+        )
         #expect(added.status != 0, "a value that looks like an option is not taken as the password")
-        let plain = try CLIRunner.latchkey(["add-generic-password", "-s", "svc", "-w", "on the command line", "-a", "x"], environment: environment)
+        let plain = try CLIRunner.latchkey(
+            ["add-generic-password", "-s", "svc", "-w", "on the command line", "-a", "x"],
+            environment: environment
+        )
         #expect(plain.status == 0, "\(plain.stderr)")
         let found = try CLIRunner.latchkey(["find-generic-password", "-s", "svc", "-w"], environment: environment)
         #expect(found.stdout == "on the command line\n")
@@ -68,9 +74,16 @@ struct CLIInputTests {
         let keychain = try CLIRunner.keychain()
         let environment = CLIRunner.environment(keychain)
         let archive = keychain.directory + "/backup.lkar"
-        let exported = try CLIRunner.latchkey(["export", "-o", archive, "--kdf-cost", "testing"], environment: environment, timeout: 20)
+        let exported = try CLIRunner.latchkey(
+            ["export", "-o", archive, "--kdf-cost", "testing"],
+            environment: environment,
+            timeout: 20
+        )
         #expect(exported.status == 1)
-        #expect(exported.stderr.contains("-25308") && exported.stderr.contains("--passphrase-stdin"), "\(exported.stderr)")
+        #expect(
+            exported.stderr.contains("-25308") && exported.stderr.contains("--passphrase-stdin"),
+            "\(exported.stderr)"
+        )
         #expect(!FileManager.default.fileExists(atPath: archive))
         let imported = try CLIRunner.latchkey(["import", archive], environment: environment, timeout: 20)
         #expect(imported.status == 1)
@@ -98,11 +111,18 @@ struct CLIInputTests {
     // MARK: Pseudo-terminal
 
     @Test func pseudoTerminalDriverSeesEchoWhenItIsOn() throws {
-        let session = try PseudoTerminalSession(executable: "/bin/sh", arguments: ["-c", "printf 'ready> '; read answer; echo done"], environment: [:])
+        let session = try PseudoTerminalSession(
+            executable: "/bin/sh",
+            arguments: ["-c", "printf 'ready> '; read answer; echo done"],
+            environment: [:]
+        )
         #expect(session.waitFor("ready> "))
         session.send("visible-input\n")
         let finished = session.finish()
-        #expect(finished.transcript.contains("visible-input"), "a terminal with echo on shows what is typed: \(finished.transcript)")
+        #expect(
+            finished.transcript.contains("visible-input"),
+            "a terminal with echo on shows what is typed: \(finished.transcript)"
+        )
     }
 
     @Test func wAlonePromptsTwiceWithoutEchoOnATerminal() throws {
@@ -118,8 +138,14 @@ struct CLIInputTests {
         session.send("typed-secret-1\n")
         let finished = session.finish()
         #expect(finished.status == 0, "\(finished.transcript)")
-        #expect(!finished.transcript.contains("typed-secret-1"), "the secret must not be echoed: \(finished.transcript)")
-        let item = try keychain.open().findOne(ItemQuery(.genericPassword, attributes: [.service: .string("tty")]), withData: true)
+        #expect(
+            !finished.transcript.contains("typed-secret-1"),
+            "the secret must not be echoed: \(finished.transcript)"
+        )
+        let item = try keychain.open().findOne(
+            ItemQuery(.genericPassword, attributes: [.service: .string("tty")]),
+            withData: true
+        )
         #expect(item.data == SecretData(string: "typed-secret-1"))
     }
 
@@ -141,7 +167,11 @@ struct CLIInputTests {
 
     @Test func lockedKeychainPromptsForThePassphraseWithoutEcho() throws {
         let keychain = try CLIRunner.keychain()
-        try keychain.open().add(.genericPassword, attributes: [.service: .string("svc")], data: SecretData(string: "stored-value"))
+        try keychain.open().add(
+            .genericPassword,
+            attributes: [.service: .string("svc")],
+            data: SecretData(string: "stored-value")
+        )
         var environment = CLIRunner.environment(keychain)
         environment["LATCHKEY_PASSPHRASE"] = nil
         let session = try PseudoTerminalSession(
@@ -154,7 +184,10 @@ struct CLIInputTests {
         let finished = session.finish()
         #expect(finished.status == 0, "\(finished.transcript)")
         #expect(finished.transcript.contains("stored-value"))
-        #expect(!finished.transcript.contains("correct horse"), "the passphrase must not be echoed: \(finished.transcript)")
+        #expect(
+            !finished.transcript.contains("correct horse"),
+            "the passphrase must not be echoed: \(finished.transcript)"
+        )
     }
 }
 
@@ -183,7 +216,9 @@ final class PseudoTerminalSession: @unchecked Sendable {
 
     init(executable: String, arguments: [String], environment: [String: String]) throws {
         let master = openPseudoTerminal(O_RDWR | O_NOCTTY)
-        guard master >= 0, grantPseudoTerminal(master) == 0, unlockPseudoTerminal(master) == 0 else { throw POSIXError(.ENOTTY) }
+        guard master >= 0, grantPseudoTerminal(master) == 0, unlockPseudoTerminal(master) == 0 else {
+            throw POSIXError(.ENOTTY)
+        }
         var name = [CChar](repeating: 0, count: 128)
         guard pseudoTerminalName(master, &name, name.count) == 0 else { throw POSIXError(.ENOTTY) }
         let slave = open(String(cString: name), O_RDWR | O_NOCTTY)

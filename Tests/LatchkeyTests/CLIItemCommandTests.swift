@@ -20,8 +20,11 @@ struct CLIItemCommandTests {
         let keychain = try CLIRunner.keychain()
         let environment = CLIRunner.environment(keychain)
         let added = try CLIRunner.latchkey(
-            ["add-generic-password", "-s", "svc", "-a", "alice", "-l", "Alice", "-j", "a comment", "-D", "app password",
-             "-c", "crtr", "-C", "type", "-G", "generic", "-w", "pw"],
+            [
+                "add-generic-password", "-s", "svc", "-a", "alice", "-l", "Alice", "-j", "a comment", "-D",
+                "app password",
+                "-c", "crtr", "-C", "type", "-G", "generic", "-w", "pw",
+            ],
             environment: environment
         )
         #expect(added.status == 0, "\(added.stderr)")
@@ -45,19 +48,28 @@ struct CLIItemCommandTests {
         #expect(isoDate(created) != nil, "dates are ISO 8601: \(created)")
         #expect(attributes["sync"] as? Int == 0)
 
-        let withSecret = try CLIRunner.latchkey(["find-generic-password", "-s", "svc", "-g", "--json"], environment: environment)
+        let withSecret = try CLIRunner.latchkey(
+            ["find-generic-password", "-s", "svc", "-g", "--json"],
+            environment: environment
+        )
         #expect((try json(withSecret) as? [String: Any])?["password"] as? String == "pw")
 
         let byLabel = try CLIRunner.latchkey(["find-generic-password", "-l", "Alice", "-w"], environment: environment)
         #expect(byLabel.stdout == "pw\n")
-        let byComment = try CLIRunner.latchkey(["find-generic-password", "-j", "other", "-w"], environment: environment)
+        let byComment = try CLIRunner.latchkey(
+            ["find-generic-password", "-j", "other", "-w"],
+            environment: environment
+        )
         #expect(byComment.status == 44)
     }
 
     @Test func findWithGPrintsThePasswordOnStderrLikeSecurity() throws {
         let keychain = try CLIRunner.keychain()
         let environment = CLIRunner.environment(keychain)
-        _ = try CLIRunner.latchkey(["add-generic-password", "-s", "svc", "-a", "a", "-w", "secret text"], environment: environment)
+        _ = try CLIRunner.latchkey(
+            ["add-generic-password", "-s", "svc", "-a", "a", "-w", "secret text"],
+            environment: environment
+        )
         let found = try CLIRunner.latchkey(["find-generic-password", "-s", "svc", "-g"], environment: environment)
         #expect(found.status == 0)
         #expect(found.stdout.hasPrefix("keychain: \"\(keychain.path)\"\nclass: \"genp\"\nattributes:\n"))
@@ -68,7 +80,9 @@ struct CLIItemCommandTests {
     @Test func findOnAMissingItemExits44WithTheStatusText() throws {
         let keychain = try CLIRunner.keychain()
         let environment = CLIRunner.environment(keychain)
-        for command in ["find-generic-password", "find-internet-password", "delete-generic-password", "delete-internet-password"] {
+        for command in [
+            "find-generic-password", "find-internet-password", "delete-generic-password", "delete-internet-password",
+        ] {
             let result = try CLIRunner.latchkey([command, "-s", "nothing", "-a", "nobody"], environment: environment)
             #expect(result.status == 44, "\(command)")
             #expect(result.stdout.isEmpty)
@@ -85,13 +99,19 @@ struct CLIItemCommandTests {
         let keychain = try CLIRunner.keychain()
         let environment = CLIRunner.environment(keychain)
         for account in ["a", "b", "c"] {
-            let added = try CLIRunner.latchkey(["add-generic-password", "-s", "svc", "-a", account, "-w", account], environment: environment)
+            let added = try CLIRunner.latchkey(
+                ["add-generic-password", "-s", "svc", "-a", account, "-w", account],
+                environment: environment
+            )
             #expect(added.status == 0, "\(added.stderr)")
         }
         let one = try CLIRunner.latchkey(["delete-generic-password", "-s", "svc"], environment: environment)
         #expect(one.status == 0)
         #expect(one.stdout == "password has been deleted.\n")
-        let left = try keychain.open().find(ItemQuery(.genericPassword, attributes: [.service: .string("svc")]), limit: .all)
+        let left = try keychain.open().find(
+            ItemQuery(.genericPassword, attributes: [.service: .string("svc")]),
+            limit: .all
+        )
         #expect(left.count == 2)
         let all = try CLIRunner.latchkey(["delete-generic-password", "-s", "svc", "--all"], environment: environment)
         #expect(all.stdout == "2 passwords have been deleted.\n")
@@ -103,8 +123,10 @@ struct CLIItemCommandTests {
         let keychain = try CLIRunner.keychain()
         let environment = CLIRunner.environment(keychain)
         let added = try CLIRunner.latchkey(
-            ["add-internet-password", "-s", "example.com", "-a", "alice", "-r", "https", "-P", "8443", "-p", "/repo",
-             "-t", "form", "-d", "corp", "-l", "Example", "-j", "note", "--password-stdin"],
+            [
+                "add-internet-password", "-s", "example.com", "-a", "alice", "-r", "https", "-P", "8443", "-p", "/repo",
+                "-t", "form", "-d", "corp", "-l", "Example", "-j", "note", "--password-stdin",
+            ],
             environment: environment,
             input: "inet secret\n"
         )
@@ -123,12 +145,21 @@ struct CLIItemCommandTests {
             environment: environment
         )
         #expect(found.stdout == "inet secret\n", "\(found.stderr)")
-        let otherPort = try CLIRunner.latchkey(["find-internet-password", "-s", "example.com", "-P", "443"], environment: environment)
+        let otherPort = try CLIRunner.latchkey(
+            ["find-internet-password", "-s", "example.com", "-P", "443"],
+            environment: environment
+        )
         #expect(otherPort.status == 44)
-        let prefix = try CLIRunner.latchkey(["find-internet-password", "-s", "example.co", "-w"], environment: environment)
+        let prefix = try CLIRunner.latchkey(
+            ["find-internet-password", "-s", "example.co", "-w"],
+            environment: environment
+        )
         #expect(prefix.status == 44, "matching is exact, never a prefix or substring")
 
-        let json = try CLIRunner.latchkey(["find-internet-password", "-s", "example.com", "-g", "--json"], environment: environment)
+        let json = try CLIRunner.latchkey(
+            ["find-internet-password", "-s", "example.com", "-g", "--json"],
+            environment: environment
+        )
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
         #expect(object["class"] as? String == "inet")
         #expect(object["password"] as? String == "inet secret")
@@ -137,31 +168,53 @@ struct CLIItemCommandTests {
         #expect(attributes["ptcl"] as? String == "htps")
 
         let duplicate = try CLIRunner.latchkey(
-            ["add-internet-password", "-s", "example.com", "-a", "alice", "-r", "https", "-P", "8443", "-p", "/repo",
-             "-t", "form", "-d", "corp", "-w", "again"],
+            [
+                "add-internet-password", "-s", "example.com", "-a", "alice", "-r", "https", "-P", "8443", "-p", "/repo",
+                "-t", "form", "-d", "corp", "-w", "again",
+            ],
             environment: environment
         )
         #expect(duplicate.status == 1)
         #expect(duplicate.stderr.contains("-25299"))
         let updated = try CLIRunner.latchkey(
-            ["add-internet-password", "-U", "-s", "example.com", "-a", "alice", "-r", "https", "-P", "8443", "-p", "/repo",
-             "-t", "form", "-d", "corp", "-w", "again"],
+            [
+                "add-internet-password", "-U", "-s", "example.com", "-a", "alice", "-r", "https", "-P", "8443", "-p",
+                "/repo",
+                "-t", "form", "-d", "corp", "-w", "again",
+            ],
             environment: environment
         )
         #expect(updated.status == 0, "\(updated.stderr)")
-        let again = try CLIRunner.latchkey(["find-internet-password", "-s", "example.com", "-w"], environment: environment)
+        let again = try CLIRunner.latchkey(
+            ["find-internet-password", "-s", "example.com", "-w"],
+            environment: environment
+        )
         #expect(again.stdout == "again\n")
 
-        let deleted = try CLIRunner.latchkey(["delete-internet-password", "-s", "example.com", "-a", "alice"], environment: environment)
+        let deleted = try CLIRunner.latchkey(
+            ["delete-internet-password", "-s", "example.com", "-a", "alice"],
+            environment: environment
+        )
         #expect(deleted.status == 0, "\(deleted.stderr)")
-        #expect(try CLIRunner.latchkey(["find-internet-password", "-s", "example.com"], environment: environment).status == 44)
+        #expect(
+            try CLIRunner.latchkey(["find-internet-password", "-s", "example.com"], environment: environment).status
+                == 44
+        )
     }
 
     @Test func dumpKeychainShowsSecretsOnlyWithD() throws {
         let keychain = try CLIRunner.keychain()
         let store = try keychain.open()
-        try store.add(.genericPassword, attributes: [.service: .string("g"), .account: .string("u")], data: SecretData(string: "generic-secret"))
-        try store.add(.internetPassword, attributes: [.server: .string("h.example")], data: SecretData(string: "inet-secret"))
+        try store.add(
+            .genericPassword,
+            attributes: [.service: .string("g"), .account: .string("u")],
+            data: SecretData(string: "generic-secret")
+        )
+        try store.add(
+            .internetPassword,
+            attributes: [.server: .string("h.example")],
+            data: SecretData(string: "inet-secret")
+        )
         let environment = CLIRunner.environment(keychain)
 
         let plain = try CLIRunner.latchkey(["dump-keychain"], environment: environment)
@@ -181,7 +234,9 @@ struct CLIItemCommandTests {
         #expect(items.map { $0["class"] as? String } == ["genp", "inet"])
         #expect(items.allSatisfy { $0["data"] == nil })
         let jsonSecrets = try CLIRunner.latchkey(["dump-keychain", "--secrets", "--json"], environment: environment)
-        let secretItems = try #require(try JSONSerialization.jsonObject(with: jsonSecrets.stdoutData) as? [[String: Any]])
+        let secretItems = try #require(
+            try JSONSerialization.jsonObject(with: jsonSecrets.stdoutData) as? [[String: Any]]
+        )
         #expect(secretItems.map { $0["data"] as? String } == ["generic-secret", "inet-secret"])
 
         let empty = try CLIRunner.keychain()
@@ -218,11 +273,15 @@ struct CLIItemCommandTests {
         #expect(!byName.stdout.contains("Other"))
 
         let pem = try CLIRunner.latchkey(["find-certificate", "-c", "Root", "-p"], environment: environment)
-        let expected = "-----BEGIN CERTIFICATE-----\n" + der.base64EncodedString(options: [.lineLength64Characters])
+        let expected =
+            "-----BEGIN CERTIFICATE-----\n" + der.base64EncodedString(options: [.lineLength64Characters])
             + "\n-----END CERTIFICATE-----\n"
         #expect(pem.stdout == expected)
 
-        let byEmail = try CLIRunner.latchkey(["find-certificate", "-e", "ca@example", "--json"], environment: environment)
+        let byEmail = try CLIRunner.latchkey(
+            ["find-certificate", "-e", "ca@example", "--json"],
+            environment: environment
+        )
         let items = try #require(try JSONSerialization.jsonObject(with: byEmail.stdoutData) as? [[String: Any]])
         #expect(items.count == 1)
         #expect(items.first?["der"] is [String: String], "certificate bytes are base64 in JSON")
@@ -247,11 +306,17 @@ struct CLIItemCommandTests {
             data: SecretData(material)
         )
         let environment = CLIRunner.environment(keychain)
-        let found = try CLIRunner.latchkey(["find-key", "-l", "signing key", "-t", "ec", "-c", "private"], environment: environment)
+        let found = try CLIRunner.latchkey(
+            ["find-key", "-l", "signing key", "-t", "ec", "-c", "private"],
+            environment: environment
+        )
         #expect(found.status == 0, "\(found.stderr)")
         #expect(found.stdout.contains("class: \"keys\""))
         #expect(!found.stdout.uppercased().contains("ABABABAB"))
-        let json = try CLIRunner.latchkey(["find-key", "--tag", "com.example.sign", "-s", "256", "--json"], environment: environment)
+        let json = try CLIRunner.latchkey(
+            ["find-key", "--tag", "com.example.sign", "-s", "256", "--json"],
+            environment: environment
+        )
         let items = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]])
         #expect(items.count == 1)
         #expect(items.first?["password"] == nil && items.first?["data"] == nil)
@@ -269,7 +334,10 @@ struct CLIItemCommandTests {
         #expect(added.status == 0, "\(added.stderr)")
         let item = try keychain.open().findOne(ItemQuery(.genericPassword, attributes: [.service: .string("local")]))
         #expect(item.attributes[.accessible] == .string("aku"))
-        let bad = try CLIRunner.latchkey(["add-generic-password", "-s", "x", "-w", "x", "--accessible", "sometimes"], environment: environment)
+        let bad = try CLIRunner.latchkey(
+            ["add-generic-password", "-s", "x", "-w", "x", "--accessible", "sometimes"],
+            environment: environment
+        )
         #expect(bad.status == 64)
     }
 }

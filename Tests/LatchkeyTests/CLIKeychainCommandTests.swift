@@ -14,7 +14,10 @@ struct CLIKeychainCommandTests {
     @Test func createKeychainMakesAFileAndListsIt() throws {
         let keychain = TemporaryKeychain()
         let environment = bareEnvironment(keychain)
-        let created = try CLIRunner.latchkey(["create-keychain", "--kdf-cost", "testing", "work"], environment: environment)
+        let created = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "work"],
+            environment: environment
+        )
         #expect(created.status == 0, "\(created.stderr)")
         let path = keychain.directory + "/data/latchkey/work.keychain-db"
         #expect(FileManager.default.fileExists(atPath: path))
@@ -28,7 +31,10 @@ struct CLIKeychainCommandTests {
         let human = try CLIRunner.latchkey(["list-keychains"], environment: environment)
         #expect(human.stdout == "    \"\(path)\"\n")
 
-        let again = try CLIRunner.latchkey(["create-keychain", "--kdf-cost", "testing", "work"], environment: environment)
+        let again = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "work"],
+            environment: environment
+        )
         #expect(again.status == 1)
         #expect(again.stderr.contains("-25299"), "\(again.stderr)")
     }
@@ -37,10 +43,17 @@ struct CLIKeychainCommandTests {
         let keychain = TemporaryKeychain()
         var environment = bareEnvironment(keychain)
         environment["LATCHKEY_PASSPHRASE"] = nil
-        let created = try CLIRunner.latchkey(["create-keychain", "--kdf-cost", "testing", "x"], environment: environment, timeout: 20)
+        let created = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "x"],
+            environment: environment,
+            timeout: 20
+        )
         #expect(created.status == 1)
         #expect(created.stderr.contains("-25308"), "\(created.stderr)")
-        #expect(created.stderr.contains("User interaction is not allowed."), "the OSStatus text comes first: \(created.stderr)")
+        #expect(
+            created.stderr.contains("User interaction is not allowed."),
+            "the OSStatus text comes first: \(created.stderr)"
+        )
         #expect(!FileManager.default.fileExists(atPath: keychain.directory + "/data/latchkey/x.keychain-db"))
     }
 
@@ -50,7 +63,10 @@ struct CLIKeychainCommandTests {
         environment["LATCHKEY_PASSPHRASE"] = nil
         let keyFile = keychain.directory + "/key"
         let created = try CLIRunner.latchkey(
-            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin", "--new-key-file", keyFile, "-k", keychain.path],
+            [
+                "create-keychain", "--kdf-cost", "testing", "--passphrase-stdin", "--new-key-file", keyFile, "-k",
+                keychain.path,
+            ],
             environment: environment,
             input: "stdin passphrase\n"
         )
@@ -61,7 +77,11 @@ struct CLIKeychainCommandTests {
         var withKey = environment
         withKey["LATCHKEY_KEYCHAIN"] = keychain.path
         withKey["LATCHKEY_KEY_FILE"] = keyFile
-        let added = try CLIRunner.latchkey(["add-generic-password", "-s", "s", "-a", "a", "--password-stdin"], environment: withKey, input: "pw")
+        let added = try CLIRunner.latchkey(
+            ["add-generic-password", "-s", "s", "-a", "a", "--password-stdin"],
+            environment: withKey,
+            input: "pw"
+        )
         #expect(added.status == 0, "\(added.stderr)")
         var withPassphrase = environment
         withPassphrase["LATCHKEY_KEYCHAIN"] = keychain.path
@@ -85,7 +105,10 @@ struct CLIKeychainCommandTests {
         let human = try CLIRunner.latchkey(["default-keychain"], environment: environment)
         #expect(human.stdout == "    \"\(other)\"\n")
 
-        let added = try CLIRunner.latchkey(["add-generic-password", "-s", "svc", "-a", "x", "-w", "in-other"], environment: environment)
+        let added = try CLIRunner.latchkey(
+            ["add-generic-password", "-s", "svc", "-a", "x", "-w", "in-other"],
+            environment: environment
+        )
         #expect(added.status == 0, "\(added.stderr)")
         let item = try KeychainStore.open(
             path: other,
@@ -98,7 +121,9 @@ struct CLIKeychainCommandTests {
         var overridden = environment
         overridden["LATCHKEY_KEYCHAIN"] = keychain.path
         let fromEnvironment = try CLIRunner.latchkey(["default-keychain", "--json"], environment: overridden)
-        let overriddenObject = try #require(try JSONSerialization.jsonObject(with: fromEnvironment.stdoutData) as? [String: String])
+        let overriddenObject = try #require(
+            try JSONSerialization.jsonObject(with: fromEnvironment.stdoutData) as? [String: String]
+        )
         #expect(overriddenObject == ["keychain": keychain.path, "source": "environment"])
         let warned = try CLIRunner.latchkey(["default-keychain", "-s", "other"], environment: overridden)
         #expect(warned.status == 0)
@@ -109,7 +134,10 @@ struct CLIKeychainCommandTests {
         let keychain = TemporaryKeychain()
         let environment = bareEnvironment(keychain)
         for name in ["a", "b"] {
-            let created = try CLIRunner.latchkey(["create-keychain", "--kdf-cost", "testing", name], environment: environment)
+            let created = try CLIRunner.latchkey(
+                ["create-keychain", "--kdf-cost", "testing", name],
+                environment: environment
+            )
             #expect(created.status == 0, "\(created.stderr)")
         }
         let set = try CLIRunner.latchkey(["list-keychains", "-s", "b"], environment: environment)
@@ -124,7 +152,10 @@ struct CLIKeychainCommandTests {
         let environment = bareEnvironment(keychain)
         _ = try CLIRunner.latchkey(["create-keychain", "--kdf-cost", "testing", "gone"], environment: environment)
         let path = keychain.directory + "/data/latchkey/gone.keychain-db"
-        _ = try CLIRunner.latchkey(["add-generic-password", "-k", "gone", "-s", "s", "-w", "x"], environment: environment)
+        _ = try CLIRunner.latchkey(
+            ["add-generic-password", "-k", "gone", "-s", "s", "-w", "x"],
+            environment: environment
+        )
 
         let deleted = try CLIRunner.latchkey(["delete-keychain", "gone"], environment: environment)
         #expect(deleted.status == 0, "\(deleted.stderr)")
@@ -156,14 +187,29 @@ struct CLIKeychainCommandTests {
         let keychain = try CLIRunner.keychain()
         var environment = CLIRunner.environment(keychain)
         environment["LATCHKEY_PASSPHRASE"] = nil
-        let right = try CLIRunner.latchkey(["unlock-keychain", "--passphrase-stdin", keychain.path], environment: environment, input: "correct horse battery staple\n")
+        let right = try CLIRunner.latchkey(
+            ["unlock-keychain", "--passphrase-stdin", keychain.path],
+            environment: environment,
+            input: "correct horse battery staple\n"
+        )
         #expect(right.status == 0, "\(right.stderr)")
         #expect(right.stdout.isEmpty)
-        let wrong = try CLIRunner.latchkey(["unlock-keychain", "--passphrase-stdin", keychain.path], environment: environment, input: "nope\n")
+        let wrong = try CLIRunner.latchkey(
+            ["unlock-keychain", "--passphrase-stdin", keychain.path],
+            environment: environment,
+            input: "nope\n"
+        )
         #expect(wrong.status == 1)
-        #expect(wrong.stderr.contains("The user name or passphrase you entered is not correct. (OSStatus -25293)"), "\(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains("The user name or passphrase you entered is not correct. (OSStatus -25293)"),
+            "\(wrong.stderr)"
+        )
         #expect(!wrong.stderr.contains("nope"))
-        let noSource = try CLIRunner.latchkey(["unlock-keychain", keychain.path], environment: environment, timeout: 20)
+        let noSource = try CLIRunner.latchkey(
+            ["unlock-keychain", keychain.path],
+            environment: environment,
+            timeout: 20
+        )
         #expect(noSource.status == 1)
         #expect(noSource.stderr.contains("-25308"), "\(noSource.stderr)")
 
@@ -171,7 +217,10 @@ struct CLIKeychainCommandTests {
         #expect(locked.status == 0, "\(locked.stderr)")
         let all = try CLIRunner.latchkey(["lock-keychain", "-a"], environment: environment)
         #expect(all.status == 0)
-        let missing = try CLIRunner.latchkey(["lock-keychain", keychain.directory + "/none.keychain-db"], environment: environment)
+        let missing = try CLIRunner.latchkey(
+            ["lock-keychain", keychain.directory + "/none.keychain-db"],
+            environment: environment
+        )
         #expect(missing.status == 1)
         let help = try CLIRunner.latchkey(["lock-keychain", "--help"], environment: environment)
         #expect(help.stdout.contains("no daemon"), "the help says what lock-keychain really does")
@@ -189,7 +238,10 @@ struct CLIKeychainCommandTests {
             input: "correct horse battery staple\nnew passphrase\n"
         )
         #expect(changed.status == 0, "\(changed.stderr)")
-        let old = try CLIRunner.latchkey(["find-generic-password", "-s", "s", "-w"], environment: CLIRunner.environment(keychain))
+        let old = try CLIRunner.latchkey(
+            ["find-generic-password", "-s", "s", "-w"],
+            environment: CLIRunner.environment(keychain)
+        )
         #expect(old.status == 1)
         #expect(old.stderr.contains("-25293"))
         let new = try CLIRunner.latchkey(
@@ -210,13 +262,19 @@ struct CLIKeychainCommandTests {
     @Test func setKeychainPasswordCanAddAKeyFile() throws {
         let keychain = try CLIRunner.keychain()
         let keyFile = keychain.directory + "/unlock.key"
-        let added = try CLIRunner.latchkey(["set-keychain-password", "--new-key-file", keyFile], environment: CLIRunner.environment(keychain))
+        let added = try CLIRunner.latchkey(
+            ["set-keychain-password", "--new-key-file", keyFile],
+            environment: CLIRunner.environment(keychain)
+        )
         #expect(added.status == 0, "\(added.stderr)")
         var environment = CLIRunner.environment(keychain, extra: ["LATCHKEY_KEY_FILE": keyFile])
         environment["LATCHKEY_PASSPHRASE"] = nil
         let stored = try CLIRunner.latchkey(["add-generic-password", "-s", "k", "-w", "v"], environment: environment)
         #expect(stored.status == 0, "\(stored.stderr)")
-        let found = try CLIRunner.latchkey(["find-generic-password", "-s", "k", "-w"], environment: CLIRunner.environment(keychain))
+        let found = try CLIRunner.latchkey(
+            ["find-generic-password", "-s", "k", "-w"],
+            environment: CLIRunner.environment(keychain)
+        )
         #expect(found.stdout == "v\n", "the passphrase still unlocks it")
     }
 
@@ -226,7 +284,10 @@ struct CLIKeychainCommandTests {
         try store.add(.genericPassword, attributes: [.service: .string("a")], data: SecretData(string: "1"))
         try store.add(.genericPassword, attributes: [.service: .string("b")], data: SecretData(string: "2"))
         try store.add(.internetPassword, attributes: [.server: .string("h")], data: SecretData(string: "3"))
-        let shown = try CLIRunner.latchkey(["show-keychain-info", "--json"], environment: CLIRunner.environment(keychain))
+        let shown = try CLIRunner.latchkey(
+            ["show-keychain-info", "--json"],
+            environment: CLIRunner.environment(keychain)
+        )
         #expect(shown.status == 0, "\(shown.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: shown.stdoutData) as? [String: Any])
         #expect(object["keychain"] as? String == keychain.path)

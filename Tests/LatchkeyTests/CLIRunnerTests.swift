@@ -30,7 +30,10 @@ enum CLIRunner {
         environment["XDG_STATE_HOME"] = keychain.directory + "/state"
         environment["XDG_CONFIG_HOME"] = keychain.directory + "/config"
         environment["HOME"] = keychain.directory + "/home"
-        try? FileManager.default.createDirectory(atPath: keychain.directory + "/home", withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: keychain.directory + "/home",
+            withIntermediateDirectories: true
+        )
         environment["LATCHKEY_KEY_FILE"] = nil
         environment["LATCHKEY_PASSPHRASE_FILE"] = nil
         environment["GIT_TERMINAL_PROMPT"] = "0"
@@ -107,7 +110,11 @@ enum CLIRunner {
             timedOut: timedOut,
             duration: Date().timeIntervalSince(started)
         )
-        #expect(!timedOut, "\(executable) \(arguments.first ?? "") did not finish in \(timeout) s", sourceLocation: sourceLocation)
+        #expect(
+            !timedOut,
+            "\(executable) \(arguments.first ?? "") did not finish in \(timeout) s",
+            sourceLocation: sourceLocation
+        )
         return result
     }
 

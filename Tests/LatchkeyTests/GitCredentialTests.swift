@@ -45,7 +45,8 @@ struct GitCredentialTests {
         }
 
         /// `git credential fill`, as a dictionary of its output.
-        func fill(_ fields: [String], useHttpPath: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws
+        func fill(_ fields: [String], useHttpPath: Bool = false, sourceLocation: SourceLocation = #_sourceLocation)
+            throws
             -> [String: String]
         {
             let result = try git("fill", fields, useHttpPath: useHttpPath)
@@ -53,12 +54,16 @@ struct GitCredentialTests {
             return GitCredentialTests.parse(result.stdout)
         }
 
-        func approve(_ fields: [String], useHttpPath: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func approve(_ fields: [String], useHttpPath: Bool = false, sourceLocation: SourceLocation = #_sourceLocation)
+            throws
+        {
             let result = try git("approve", fields, useHttpPath: useHttpPath)
             #expect(result.status == 0, "git credential approve: \(result.stderr)", sourceLocation: sourceLocation)
         }
 
-        func reject(_ fields: [String], useHttpPath: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func reject(_ fields: [String], useHttpPath: Bool = false, sourceLocation: SourceLocation = #_sourceLocation)
+            throws
+        {
             let result = try git("reject", fields, useHttpPath: useHttpPath)
             #expect(result.status == 0, "git credential reject: \(result.stderr)", sourceLocation: sourceLocation)
         }
@@ -69,7 +74,12 @@ struct GitCredentialTests {
         }
 
         func helper(_ operation: String, _ input: Data) throws -> CLIRunner.Result {
-            try CLIRunner.run(BuiltExecutable.latchkey, ["git-credential", operation], environment: environment, input: input)
+            try CLIRunner.run(
+                BuiltExecutable.latchkey,
+                ["git-credential", operation],
+                environment: environment,
+                input: input
+            )
         }
     }
 
@@ -100,9 +110,14 @@ struct GitCredentialTests {
         let fixture = try Fixture()
         try fixture.approve(["protocol=https", "host=example.com", "username=store-user", "password=store-pass"])
         let filled = try fixture.fill(["protocol=https", "host=example.com"])
-        #expect(filled == ["protocol": "https", "host": "example.com", "username": "store-user", "password": "store-pass"])
+        #expect(
+            filled == ["protocol": "https", "host": "example.com", "username": "store-user", "password": "store-pass"]
+        )
         let item = try fixture.keychain.open().findOne(ItemQuery(.internetPassword), withData: true)
-        #expect(item.attributes[.server] == .string("example.com"), "stored as an internet password, as osxkeychain does")
+        #expect(
+            item.attributes[.server] == .string("example.com"),
+            "stored as an internet password, as osxkeychain does"
+        )
         #expect(item.attributes[.protocol] == .string("htps"))
         #expect(item.attributes[.account] == .string("store-user"))
         #expect(item.data == SecretData(string: "store-pass"))
@@ -114,10 +129,13 @@ struct GitCredentialTests {
         #expect(credential(try fixture.fill(["protocol=http", "host=example.com"])) == Self.askpassAnswer)
     }
 
-    @Test(.enabled(if: gitAvailable), arguments: [
-        "other.com", "example.com.evil.org", "evil-example.com", "sub.example.com", "example.co", "xample.com",
-        "EXAMPLE.COM", "example.com:443",
-    ])
+    @Test(
+        .enabled(if: gitAvailable),
+        arguments: [
+            "other.com", "example.com.evil.org", "evil-example.com", "sub.example.com", "example.co", "xample.com",
+            "EXAMPLE.COM", "example.com:443",
+        ]
+    )
     func requiresExactHost(other: String) throws {
         let fixture = try Fixture()
         try fixture.approve(["protocol=https", "host=example.com", "username=u", "password=p"])
@@ -129,7 +147,11 @@ struct GitCredentialTests {
         try fixture.approve(["protocol=https", "host=example.com:8443", "username=u", "password=p"])
         #expect(credential(try fixture.fill(["protocol=https", "host=example.com"])) == Self.askpassAnswer)
         #expect(credential(try fixture.fill(["protocol=https", "host=example.com:8444"])) == Self.askpassAnswer)
-        #expect(credential(try fixture.fill(["protocol=https", "host=example.com:8443"])) == ["username": "u", "password": "p"])
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=example.com:8443"])) == [
+                "username": "u", "password": "p",
+            ]
+        )
         let item = try fixture.keychain.open().findOne(ItemQuery(.internetPassword))
         #expect(item.attributes[.port]?.numberValue == 8443)
         #expect(item.attributes[.server] == .string("example.com"))
@@ -148,16 +170,32 @@ struct GitCredentialTests {
             ["protocol=http", "host=path.tld", "path=foo.git", "username=user", "password=pass"],
             useHttpPath: true
         )
-        #expect(credential(try fixture.fill(["protocol=http", "host=path.tld", "path=bar.git"], useHttpPath: true)) == Self.askpassAnswer)
-        #expect(credential(try fixture.fill(["protocol=http", "host=path.tld", "path=foo.git"], useHttpPath: true)) == ["username": "user", "password": "pass"])
-        #expect(credential(try fixture.fill(["protocol=http", "host=path.tld"])) == ["username": "user", "password": "pass"], "without useHttpPath git sends no path")
+        #expect(
+            credential(try fixture.fill(["protocol=http", "host=path.tld", "path=bar.git"], useHttpPath: true))
+                == Self.askpassAnswer
+        )
+        #expect(
+            credential(try fixture.fill(["protocol=http", "host=path.tld", "path=foo.git"], useHttpPath: true)) == [
+                "username": "user", "password": "pass",
+            ]
+        )
+        #expect(
+            credential(try fixture.fill(["protocol=http", "host=path.tld"])) == [
+                "username": "user", "password": "pass",
+            ],
+            "without useHttpPath git sends no path"
+        )
     }
 
     @Test(.enabled(if: gitAvailable)) func overwritesOnStoreAndRejectForgets() throws {
         let fixture = try Fixture()
         try fixture.approve(["protocol=https", "host=example.com", "username=store-user", "password=pass1"])
         try fixture.approve(["protocol=https", "host=example.com", "username=store-user", "password=pass2"])
-        #expect(credential(try fixture.fill(["protocol=https", "host=example.com"])) == ["username": "store-user", "password": "pass2"])
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=example.com"])) == [
+                "username": "store-user", "password": "pass2",
+            ]
+        )
         #expect(try fixture.keychain.open().find(ItemQuery(.internetPassword), limit: .all).count == 1)
         try fixture.reject(["protocol=https", "host=example.com", "username=store-user", "password=pass2"])
         #expect(credential(try fixture.fill(["protocol=https", "host=example.com"])) == Self.askpassAnswer)
@@ -167,11 +205,27 @@ struct GitCredentialTests {
         let fixture = try Fixture()
         try fixture.approve(["protocol=https", "host=example.com", "username=user1", "password=pass1"])
         try fixture.approve(["protocol=https", "host=example.com", "username=user2", "password=pass2"])
-        #expect(credential(try fixture.fill(["protocol=https", "host=example.com", "username=user1"])) == ["username": "user1", "password": "pass1"])
-        #expect(credential(try fixture.fill(["protocol=https", "host=example.com", "username=user2"])) == ["username": "user2", "password": "pass2"])
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=example.com", "username=user1"])) == [
+                "username": "user1", "password": "pass1",
+            ]
+        )
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=example.com", "username=user2"])) == [
+                "username": "user2", "password": "pass2",
+            ]
+        )
         try fixture.reject(["protocol=https", "host=example.com", "username=user1"])
-        #expect(credential(try fixture.fill(["protocol=https", "host=example.com", "username=user1"])) == ["username": "user1", "password": "askpass-password"])
-        #expect(credential(try fixture.fill(["protocol=https", "host=example.com", "username=user2"])) == ["username": "user2", "password": "pass2"])
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=example.com", "username=user1"])) == [
+                "username": "user1", "password": "askpass-password",
+            ]
+        )
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=example.com", "username=user2"])) == [
+                "username": "user2", "password": "pass2",
+            ]
+        )
     }
 
     @Test(.enabled(if: gitAvailable)) func forgettingAHostErasesEveryUser() throws {
@@ -181,14 +235,22 @@ struct GitCredentialTests {
         try fixture.approve(["protocol=https", "host=other.com", "username=user1", "password=kept"])
         try fixture.reject(["protocol=https", "host=example.com"])
         #expect(credential(try fixture.fill(["protocol=https", "host=example.com"])) == Self.askpassAnswer)
-        #expect(credential(try fixture.fill(["protocol=https", "host=other.com"])) == ["username": "user1", "password": "kept"])
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=other.com"])) == [
+                "username": "user1", "password": "kept",
+            ]
+        )
     }
 
     @Test(.enabled(if: gitAvailable)) func doesNotEraseADistinctPassword() throws {
         let fixture = try Fixture()
         try fixture.approve(["protocol=https", "host=example.com", "username=user1", "password=pass1"])
         try fixture.reject(["protocol=https", "host=example.com", "username=user1", "password=other"])
-        #expect(credential(try fixture.fill(["protocol=https", "host=example.com"])) == ["username": "user1", "password": "pass1"])
+        #expect(
+            credential(try fixture.fill(["protocol=https", "host=example.com"])) == [
+                "username": "user1", "password": "pass1",
+            ]
+        )
     }
 
     @Test(.enabled(if: gitAvailable)) func emptyUsernameRoundTrips() throws {
@@ -226,15 +288,28 @@ struct GitCredentialTests {
 
     @Test func expiryIsStoredReturnedOverwrittenAndErased() throws {
         let fixture = try Fixture()
-        let stored = try fixture.helper("store", "protocol=https\nhost=example.com\nusername=u\npassword=p\npassword_expiry_utc=9999999999\n\n")
+        let stored = try fixture.helper(
+            "store",
+            "protocol=https\nhost=example.com\nusername=u\npassword=p\npassword_expiry_utc=9999999999\n\n"
+        )
         #expect(stored.status == 0, "\(stored.stderr)")
         let got = try fixture.helper("get", "protocol=https\nhost=example.com\n\n")
         #expect(got.stdout == "username=u\npassword=p\npassword_expiry_utc=9999999999\n")
 
-        _ = try fixture.helper("store", "protocol=https\nhost=example.com\nusername=u\npassword=p\npassword_expiry_utc=8888888888\n\n")
-        #expect(try fixture.helper("get", "protocol=https\nhost=example.com\n\n").stdout.contains("password_expiry_utc=8888888888\n"))
+        _ = try fixture.helper(
+            "store",
+            "protocol=https\nhost=example.com\nusername=u\npassword=p\npassword_expiry_utc=8888888888\n\n"
+        )
+        #expect(
+            try fixture.helper("get", "protocol=https\nhost=example.com\n\n").stdout.contains(
+                "password_expiry_utc=8888888888\n"
+            )
+        )
         _ = try fixture.helper("store", "protocol=https\nhost=example.com\nusername=u\npassword=p\n\n")
-        #expect(try fixture.helper("get", "protocol=https\nhost=example.com\n\n").stdout == "username=u\npassword=p\n", "a store without expiry drops it")
+        #expect(
+            try fixture.helper("get", "protocol=https\nhost=example.com\n\n").stdout == "username=u\npassword=p\n",
+            "a store without expiry drops it"
+        )
 
         let erased = try fixture.helper("erase", "protocol=https\nhost=example.com\nusername=u\npassword=p\n\n")
         #expect(erased.status == 0)
@@ -243,7 +318,10 @@ struct GitCredentialTests {
 
     @Test func oauthRefreshTokenRoundTripsAndStaysSecret() throws {
         let fixture = try Fixture()
-        _ = try fixture.helper("store", "protocol=https\nhost=example.com\nusername=u\npassword=access\noauth_refresh_token=refresh-xyz\n\n")
+        _ = try fixture.helper(
+            "store",
+            "protocol=https\nhost=example.com\nusername=u\npassword=access\noauth_refresh_token=refresh-xyz\n\n"
+        )
         let got = try fixture.helper("get", "protocol=https\nhost=example.com\nusername=u\n\n")
         #expect(got.stdout == "username=u\npassword=access\noauth_refresh_token=refresh-xyz\n")
         let dumped = try CLIRunner.latchkey(["dump-keychain"], environment: fixture.environment)
@@ -254,7 +332,8 @@ struct GitCredentialTests {
         let fixture = try Fixture()
         _ = try fixture.helper("store", "protocol=https\nhost=victim.example\nusername=v\npassword=victim-secret\n\n")
         let padding = String(repeating: "A", count: 1024)
-        let request = "protocol=https\nhost=attacker.example\nwwwauth[]=Bearer realm=\"\(padding)\nhost=victim.example\"\n"
+        let request =
+            "protocol=https\nhost=attacker.example\nwwwauth[]=Bearer realm=\"\(padding)\nhost=victim.example\"\n"
             + "wwwauth[]=\(padding)host=victim.example\n\n"
         let got = try fixture.helper("get", request)
         #expect(got.status == 0)
@@ -263,15 +342,25 @@ struct GitCredentialTests {
 
     @Test func capabilityAndUnknownLinesAreTolerated() throws {
         let fixture = try Fixture()
-        let store = "capability[]=authtype\ncapability[]=state\nprotocol=https\nhost=example.com\nusername=u\npassword=p\n"
+        let store =
+            "capability[]=authtype\ncapability[]=state\nprotocol=https\nhost=example.com\nusername=u\npassword=p\n"
             + "state[]=helper:x\ncontinue=1\nfuture_attribute=whatever\nline without equals\n\n"
         #expect(try fixture.helper("store", store).status == 0)
-        let got = try fixture.helper("get", "capability[]=authtype\nprotocol=https\nhost=example.com\nwwwauth[]=Basic\n\n")
+        let got = try fixture.helper(
+            "get",
+            "capability[]=authtype\nprotocol=https\nhost=example.com\nwwwauth[]=Basic\n\n"
+        )
         #expect(got.stdout == "username=u\npassword=p\n")
         #expect(!got.stdout.contains("capability"), "the helper does not claim capabilities it lacks")
-        let ephemeral = try fixture.helper("store", "protocol=https\nhost=eph.example\nusername=e\npassword=e\nephemeral=1\n\n")
+        let ephemeral = try fixture.helper(
+            "store",
+            "protocol=https\nhost=eph.example\nusername=e\npassword=e\nephemeral=1\n\n"
+        )
         #expect(ephemeral.status == 0)
-        #expect(try fixture.helper("get", "protocol=https\nhost=eph.example\n\n").stdout.isEmpty, "ephemeral credentials are not stored")
+        #expect(
+            try fixture.helper("get", "protocol=https\nhost=eph.example\n\n").stdout.isEmpty,
+            "ephemeral credentials are not stored"
+        )
     }
 
     @Test func overlongOrHostileFieldsNeverMatchAnotherHost() throws {
@@ -279,7 +368,10 @@ struct GitCredentialTests {
         let longHost = String(repeating: "a", count: 3000) + ".example"
         _ = try fixture.helper("store", "protocol=https\nhost=\(longHost)\nusername=long\npassword=long-secret\n\n")
         _ = try fixture.helper("store", "protocol=https\nhost=short.example\nusername=s\npassword=short-secret\n\n")
-        #expect(try fixture.helper("get", "protocol=https\nhost=\(longHost)\n\n").stdout == "username=long\npassword=long-secret\n")
+        #expect(
+            try fixture.helper("get", "protocol=https\nhost=\(longHost)\n\n").stdout
+                == "username=long\npassword=long-secret\n"
+        )
         #expect(try fixture.helper("get", "protocol=https\nhost=\(longHost.dropLast())\n\n").stdout.isEmpty)
         #expect(try fixture.helper("get", "protocol=https\nhost=\(longHost.dropFirst(1000))\n\n").stdout.isEmpty)
 
@@ -295,7 +387,9 @@ struct GitCredentialTests {
         #expect(nul.stdout.isEmpty, "a NUL byte cannot truncate a host into another")
         #expect(nul.status != 0)
 
-        for host in ["short.example:99999", "short.example:", "short.example:0443", "short.example:443x", "short.example/x"] {
+        for host in [
+            "short.example:99999", "short.example:", "short.example:0443", "short.example:443x", "short.example/x",
+        ] {
             let got = try fixture.helper("get", "protocol=https\nhost=\(host)\n\n")
             #expect(got.stdout.isEmpty, "\(host)")
         }
@@ -329,9 +423,15 @@ struct GitCredentialTests {
 
     @Test func storedCredentialsAreVisibleAsInternetPasswords() throws {
         let fixture = try Fixture()
-        _ = try fixture.helper("store", "protocol=https\nhost=git.example:8443\npath=team/repo.git\nusername=dev\npassword=tok\n\n")
+        _ = try fixture.helper(
+            "store",
+            "protocol=https\nhost=git.example:8443\npath=team/repo.git\nusername=dev\npassword=tok\n\n"
+        )
         let found = try CLIRunner.latchkey(
-            ["find-internet-password", "-s", "git.example", "-r", "https", "-P", "8443", "-p", "team/repo.git", "-a", "dev", "-w"],
+            [
+                "find-internet-password", "-s", "git.example", "-r", "https", "-P", "8443", "-p", "team/repo.git", "-a",
+                "dev", "-w",
+            ],
             environment: fixture.environment
         )
         #expect(found.stdout == "tok\n", "\(found.stderr)")

@@ -178,7 +178,9 @@ public struct KeychainArchive: Sendable, Hashable {
             items: items.map { item in
                 PayloadItem(
                     class: item.itemClass.rawValue,
-                    attributes: Dictionary(uniqueKeysWithValues: item.attributes.map { ($0.key.rawValue, PayloadValue($0.value)) }),
+                    attributes: Dictionary(
+                        uniqueKeysWithValues: item.attributes.map { ($0.key.rawValue, PayloadValue($0.value)) }
+                    ),
                     data: item.data?.data.base64EncodedString()
                 )
             }

@@ -26,7 +26,10 @@ extension KeychainStore {
     /// - Throws: `interactionNotAllowed` when the item's class key is locked; `missingEntitlement` when its
     ///   access group is not the caller's; `noSuchAttribute`/`param` for malformed attributes.
     @discardableResult
-    public func restore(_ item: KeychainArchive.Item, replacingExisting: Bool = false) throws(KeychainError)
+    public func restore(
+        _ item: KeychainArchive.Item,
+        replacingExisting: Bool = false
+    ) throws(KeychainError)
         -> RestoreOutcome
     {
         let (table, schema) = try tableAndSchema(item.itemClass)
@@ -93,7 +96,10 @@ extension KeychainStore {
             try writer.bumpChangeCounter()
             return .added
         }
-        options.logger.debug("item restored", metadata: ["class": "\(item.itemClass.rawValue)", "outcome": "\(outcome)"])
+        options.logger.debug(
+            "item restored",
+            metadata: ["class": "\(item.itemClass.rawValue)", "outcome": "\(outcome)"]
+        )
         return outcome
     }
 }

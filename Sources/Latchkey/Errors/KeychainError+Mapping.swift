@@ -12,14 +12,26 @@ extension KeychainError {
         case let error as CryptoError:
             switch error {
             case .authenticationFailure, .malformedCiphertext:
-                return KeychainError(.decode, "Stored data failed authentication (corrupt or tampered).", underlying: error.description)
+                return KeychainError(
+                    .decode,
+                    "Stored data failed authentication (corrupt or tampered).",
+                    underlying: error.description
+                )
             case .invalidParameters:
-                return KeychainError(.decode, "Key-derivation parameters in the keychain are damaged.", underlying: error.description)
+                return KeychainError(
+                    .decode,
+                    "Key-derivation parameters in the keychain are damaged.",
+                    underlying: error.description
+                )
             case .backendFailure:
                 return KeychainError(.internal, "The cryptographic backend failed.", underlying: error.description)
             }
         default:
-            return KeychainError(.internal, "Unexpected internal error.", underlying: String(describing: type(of: error)))
+            return KeychainError(
+                .internal,
+                "Unexpected internal error.",
+                underlying: String(describing: type(of: error))
+            )
         }
     }
 
@@ -35,11 +47,19 @@ extension KeychainError {
         case .diskFull:
             return KeychainError(.io, "The disk is full; nothing was written.", underlying: cause)
         case .uniqueViolation:
-            return KeychainError(.duplicateItem, "The specified item already exists in the keychain.", underlying: cause)
+            return KeychainError(
+                .duplicateItem,
+                "The specified item already exists in the keychain.",
+                underlying: cause
+            )
         case .corrupt:
             return KeychainError(.decode, "The keychain database is corrupt.", underlying: cause)
         case .busy:
-            return KeychainError(.notAvailable, "The keychain stayed busy in another process past the timeout.", underlying: cause)
+            return KeychainError(
+                .notAvailable,
+                "The keychain stayed busy in another process past the timeout.",
+                underlying: cause
+            )
         case .io:
             return KeychainError(.io, cause, underlying: cause)
         case .sqlite:

@@ -24,7 +24,10 @@ enum FileSafety {
             throw KeychainError(.io, "Cannot inspect \(path): \(String(cString: strerror(errno))).")
         }
         guard info.st_uid == geteuid() else {
-            throw KeychainError(.notAvailable, "\(path) belongs to another user (uid \(info.st_uid)); refusing to use it.")
+            throw KeychainError(
+                .notAvailable,
+                "\(path) belongs to another user (uid \(info.st_uid)); refusing to use it."
+            )
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {

@@ -28,7 +28,10 @@ public enum KeychainLocation {
 
     /// Resolves a keychain name the way `security` does: a path with a slash is used as is; a bare name
     /// is looked up in the data directory, with `.keychain-db` appended when it has no extension.
-    public static func resolve(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func resolve(
+        _ name: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> String
     {
         if name.contains("/") { return name }

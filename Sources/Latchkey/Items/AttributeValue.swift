@@ -56,7 +56,9 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         case .data(let bytes): Data([0x42]) + bytes
         case .number(let value): Data([0x4E]) + Data(String(value).utf8)
         case .double(let value):
-            if let integral = numberValue { Data([0x4E]) + Data(String(integral).utf8) } else {
+            if let integral = numberValue {
+                Data([0x4E]) + Data(String(integral).utf8)
+            } else {
                 Data([0x46]) + withUnsafeBytes(of: value.bitPattern.bigEndian) { Data($0) }
             }
         case .date(let date):

@@ -11,7 +11,8 @@ public struct AttributeSpec: Sendable, Hashable {
     /// The value the primary key uses when the attribute is absent and has no stored default.
     public let primaryKeyFallback: AttributeValue?
 
-    init(_ kind: AttributeKind, pk: Bool = false, default value: AttributeValue? = nil, fallback: AttributeValue? = nil) {
+    init(_ kind: AttributeKind, pk: Bool = false, default value: AttributeValue? = nil, fallback: AttributeValue? = nil)
+    {
         self.kind = kind
         self.isPrimaryKey = pk
         self.defaultValue = value
@@ -197,7 +198,9 @@ public struct ItemSchema: Sendable {
     }
 
     /// Coerces every attribute of a dictionary (see `coerce(_:for:)`).
-    public func coerce(_ values: [AttributeName: AttributeValue]) throws(KeychainError) -> [AttributeName: AttributeValue] {
+    public func coerce(
+        _ values: [AttributeName: AttributeValue]
+    ) throws(KeychainError) -> [AttributeName: AttributeValue] {
         var result: [AttributeName: AttributeValue] = [:]
         result.reserveCapacity(values.count)
         for (name, value) in values {

@@ -26,7 +26,12 @@ enum KeyHierarchy {
 
     /// The KEK under which the master-side wrapping of `keyClass` is made, or `nil` when the class has
     /// none (dku is device-only) or the device secret it needs is missing.
-    static func masterKEK(for keyClass: Accessibility, master: SymmetricKey, device: SymmetricKey?, fileID: Data)
+    static func masterKEK(
+        for keyClass: Accessibility,
+        master: SymmetricKey,
+        device: SymmetricKey?,
+        fileID: Data
+    )
         -> SymmetricKey?
     {
         switch keyClass {
@@ -85,7 +90,11 @@ enum KeyHierarchy {
         if let device {
             try writer.setMeta(
                 indexByDeviceName,
-                KeyWrap.wrap(index, with: indexKEK(device: device, fileID: fileID), context: indexContext(fileID: fileID))
+                KeyWrap.wrap(
+                    index,
+                    with: indexKEK(device: device, fileID: fileID),
+                    context: indexContext(fileID: fileID)
+                )
             )
         }
         for keyClass in Accessibility.allCases {
@@ -103,7 +112,12 @@ enum KeyHierarchy {
     }
 
     /// A new unlock slot wrapping `master` for `credential`.
-    static func makeSlot(for credential: UnlockCredential, master: SymmetricKey, fileID: Data, cost: KDFCost) throws
+    static func makeSlot(
+        for credential: UnlockCredential,
+        master: SymmetricKey,
+        fileID: Data,
+        cost: KDFCost
+    ) throws
         -> SlotRow
     {
         let kind: String
@@ -146,7 +160,11 @@ enum KeyHierarchy {
     ///
     /// - Throws: `authFailed` for a wrong passphrase or key file; `decode` when the only candidate
     ///   slots are damaged.
-    static func unlockMaster(slots: [SlotRow], credential: UnlockCredential, fileID: Data) throws(KeychainError)
+    static func unlockMaster(
+        slots: [SlotRow],
+        credential: UnlockCredential,
+        fileID: Data
+    ) throws(KeychainError)
         -> SymmetricKey
     {
         let kind: String
@@ -156,11 +174,15 @@ enum KeyHierarchy {
         }
         let candidates = slots.filter { $0.kind == kind }
         guard !candidates.isEmpty else {
-            throw KeychainError(.authFailed, "This keychain has no \(kind == "keyfile" ? "key-file" : "passphrase") unlock slot.")
+            throw KeychainError(
+                .authFailed,
+                "This keychain has no \(kind == "keyfile" ? "key-file" : "passphrase") unlock slot."
+            )
         }
         var damaged = 0
         for slot in candidates {
-            guard checksum(kind: slot.kind, parameters: slot.parameters, wrapped: slot.wrappedMasterKey) == slot.checksum
+            guard
+                checksum(kind: slot.kind, parameters: slot.parameters, wrapped: slot.wrappedMasterKey) == slot.checksum
             else {
                 damaged += 1
                 continue
@@ -178,13 +200,20 @@ enum KeyHierarchy {
                 kek = keyFileKEK(bytes, salt: slot.parameters)
             }
             do {
-                return try KeyWrap.unwrap(slot.wrappedMasterKey, with: kek, context: slotContext(kind: kind, fileID: fileID))
+                return try KeyWrap.unwrap(
+                    slot.wrappedMasterKey,
+                    with: kek,
+                    context: slotContext(kind: kind, fileID: fileID)
+                )
             } catch {
                 continue
             }
         }
         if damaged == candidates.count {
-            throw KeychainError(.decode, "The keychain's \(kind) unlock slot is damaged; use another unlock method or a backup.")
+            throw KeychainError(
+                .decode,
+                "The keychain's \(kind) unlock slot is damaged; use another unlock method or a backup."
+            )
         }
         switch credential {
         case .passphrase:

@@ -65,7 +65,11 @@ final class KeyRing: Sendable {
                 let kek = KeyHierarchy.masterKEK(for: keyClass, master: master, device: device, fileID: fileID)
             else { continue }
             // ThisDeviceOnly classes of a file made on another machine stay unavailable.
-            if let key = try? KeyWrap.unwrap(wrapped, with: kek, context: KeyHierarchy.classContext(keyClass, fileID: fileID)) {
+            if let key = try? KeyWrap.unwrap(
+                wrapped,
+                with: kek,
+                context: KeyHierarchy.classContext(keyClass, fileID: fileID)
+            ) {
                 unwrapped[keyClass] = key
             }
         }

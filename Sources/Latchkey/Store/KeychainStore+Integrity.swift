@@ -23,7 +23,12 @@ extension KeychainStore {
         let tokens = try tokenCache(snapshot)
         return try mappingErrors {
             try storage.read { reader in
-                var report = IntegrityReport(sqlite: try reader.integrityCheck(), verified: 0, undecryptable: [], locked: 0)
+                var report = IntegrityReport(
+                    sqlite: try reader.integrityCheck(),
+                    verified: 0,
+                    undecryptable: [],
+                    locked: 0
+                )
                 for itemClass in ItemClass.storable {
                     guard let table = itemClass.table else { continue }
                     for row in try reader.select(from: table, where: RowFilter(), includeSecret: true) {

@@ -42,7 +42,11 @@ extension KeychainStore {
     /// - Throws: `itemNotFound` (-25300) when nothing matches (never an empty array);
     ///   `interactionNotAllowed` (-25308) when any matching row's class is locked; `decode` (-26275) when
     ///   every match is corrupt or tampered (corrupt rows are skipped when others match).
-    public func find(_ query: ItemQuery, limit: MatchLimit = .one, withData: Bool = false) throws(KeychainError)
+    public func find(
+        _ query: ItemQuery,
+        limit: MatchLimit = .one,
+        withData: Bool = false
+    ) throws(KeychainError)
         -> [FoundItem]
     {
         let plan = try plan(query)
@@ -102,7 +106,10 @@ extension KeychainStore {
         guard count > 0 else {
             throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
         }
-        options.logger.debug("items updated", metadata: ["class": "\(query.itemClass?.rawValue ?? "?")", "count": "\(count)"])
+        options.logger.debug(
+            "items updated",
+            metadata: ["class": "\(query.itemClass?.rawValue ?? "?")", "count": "\(count)"]
+        )
         return count
     }
 
@@ -116,7 +123,10 @@ extension KeychainStore {
         guard count > 0 else {
             throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
         }
-        options.logger.debug("items deleted", metadata: ["class": "\(query.itemClass?.rawValue ?? "?")", "count": "\(count)"])
+        options.logger.debug(
+            "items deleted",
+            metadata: ["class": "\(query.itemClass?.rawValue ?? "?")", "count": "\(count)"]
+        )
         return count
     }
 }

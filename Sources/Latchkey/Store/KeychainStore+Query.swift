@@ -66,7 +66,9 @@ extension KeychainStore {
         }
         if plan.attributes[.accessGroup] == nil {
             guard !options.accessGroups.isEmpty else { throw missingGroups() }
-            conditions.append(("agrp", options.accessGroups.map { tokens.token(plan.table, .accessGroup, .string($0)) }))
+            conditions.append(
+                ("agrp", options.accessGroups.map { tokens.token(plan.table, .accessGroup, .string($0)) })
+            )
         }
         if plan.attributes[.synchronizable] == nil {
             switch plan.synchronizable {
@@ -108,7 +110,10 @@ extension KeychainStore {
                 opened = try ItemCrypto.open(table: plan.table, row: row, classKey: key, withSecret: withSecret)
             } catch {
                 corrupt += 1
-                options.logger.warning("skipped an item that failed authentication", metadata: ["table": "\(plan.table.rawValue)"])
+                options.logger.warning(
+                    "skipped an item that failed authentication",
+                    metadata: ["table": "\(plan.table.rawValue)"]
+                )
                 continue
             }
             guard matches(opened.attributes, plan) else { continue }
@@ -184,7 +189,12 @@ extension KeychainStore {
 
     /// Whether an existing row under the same primary key may be replaced by an add: a tombstone, or a
     /// row that no available key decrypts.
-    func isReplaceable(_ row: ItemRow, _ table: ItemTable, _ tokens: TokenCache, _ snapshot: KeyRing.Snapshot) throws
+    func isReplaceable(
+        _ row: ItemRow,
+        _ table: ItemTable,
+        _ tokens: TokenCache,
+        _ snapshot: KeyRing.Snapshot
+    ) throws
         -> Bool
     {
         if let tombstone = tokens.tombstoneToken(table), row.tokens["tomb"] == tombstone { return true }

@@ -147,7 +147,12 @@ public final class KeychainStore: Sendable {
         var master: SymmetricKey?
         let created = try mappingErrors {
             try StorageFile.create(path: path, busyTimeout: options.busyTimeout) { writer in
-                master = try KeyHierarchy.initialize(writer, credentials: credentials, cost: options.kdfCost, device: device)
+                master = try KeyHierarchy.initialize(
+                    writer,
+                    credentials: credentials,
+                    cost: options.kdfCost,
+                    device: device
+                )
             }
         }
         if !created.created {
@@ -180,7 +185,8 @@ public final class KeychainStore: Sendable {
                 try StorageFile.open(path: path, readOnly: options.readOnly, busyTimeout: options.busyTimeout)
             }
         }
-        let device = device ?? DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
+        let device =
+            device ?? DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
         let (fileID, indexByDevice, classKeys) = try mappingErrors {
             try storage.read { reader in
                 (

@@ -104,7 +104,8 @@ struct FindKey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "find-key",
         abstract: "Find keys (attributes only).",
-        discussion: "Key material is never printed. Without -a only the first match is shown. Exits 44 when none matches."
+        discussion:
+            "Key material is never printed. Without -a only the first match is shown. Exits 44 when none matches."
     )
 
     @OptionGroup var keychain: KeychainOptions

@@ -74,7 +74,8 @@ struct FindGenericPassword: ParsableCommand {
 
 /// `-g` / `-w` on the find commands.
 struct ShowSecretOptions: ParsableArguments {
-    @Flag(name: .customShort("g"), help: "Also show the password (on stderr, as security does).") var showPassword = false
+    @Flag(name: .customShort("g"), help: "Also show the password (on stderr, as security does).") var showPassword =
+        false
     @Flag(name: .customShort("w"), help: "Print only the password, on stdout.") var passwordOnly = false
 
     var wantsSecret: Bool { showPassword || passwordOnly }

@@ -54,7 +54,12 @@ struct GitCredential: ParsableCommand {
         }
     }
 
-    private func matches(_ store: KeychainStore, key: [AttributeName: AttributeValue], username: String?, withData: Bool)
+    private func matches(
+        _ store: KeychainStore,
+        key: [AttributeName: AttributeValue],
+        username: String?,
+        withData: Bool
+    )
         throws -> [FoundItem]
     {
         var attributes = key
@@ -64,7 +69,8 @@ struct GitCredential: ParsableCommand {
         } ?? []
     }
 
-    private func get(_ store: KeychainStore, key: [AttributeName: AttributeValue], request: GitCredentialRequest) throws {
+    private func get(_ store: KeychainStore, key: [AttributeName: AttributeValue], request: GitCredentialRequest) throws
+    {
         guard let item = try matches(store, key: key, username: request.username, withData: true).first else { return }
         let secret = GitStoredSecret(decoding: item.data?.utf8String ?? "")
         var out = "username=\(item.attributes[.account]?.stringValue ?? "")\n"
@@ -74,7 +80,11 @@ struct GitCredential: ParsableCommand {
         ItemOutput.write(out)
     }
 
-    private func save(_ store: KeychainStore, key: [AttributeName: AttributeValue], request: GitCredentialRequest) throws {
+    private func save(
+        _ store: KeychainStore,
+        key: [AttributeName: AttributeValue],
+        request: GitCredentialRequest
+    ) throws {
         guard let password = request.password, !request.isEphemeral else { return }
         let secret = GitStoredSecret(
             password: password,
@@ -94,7 +104,11 @@ struct GitCredential: ParsableCommand {
         )
     }
 
-    private func erase(_ store: KeychainStore, key: [AttributeName: AttributeValue], request: GitCredentialRequest) throws {
+    private func erase(
+        _ store: KeychainStore,
+        key: [AttributeName: AttributeValue],
+        request: GitCredentialRequest
+    ) throws {
         let candidates = try matches(store, key: key, username: request.username, withData: request.password != nil)
         for item in candidates {
             if let password = request.password {

@@ -4,7 +4,10 @@ import Latchkey
 
 /// How a keychain passphrase or key file is given to the keychain management commands.
 struct CredentialOptions: ParsableArguments {
-    @Option(name: .customShort("p"), help: "The passphrase (visible in the process list: prefer --passphrase-stdin or the prompt).")
+    @Option(
+        name: .customShort("p"),
+        help: "The passphrase (visible in the process list: prefer --passphrase-stdin or the prompt)."
+    )
     var passphrase: String?
 
     @Flag(name: .customLong("passphrase-stdin"), help: "Read the passphrase from standard input.")
@@ -61,7 +64,11 @@ struct CreateKeychain: ParsableCommand {
             let paths = names.isEmpty ? [keychain.path] : names.map { KeychainLocation.resolve($0) }
             var config = KeychainConfig.load()
             for path in paths {
-                let store = try KeychainStore.create(path: path, credentials: credentials, options: keychain.storeOptions)
+                let store = try KeychainStore.create(
+                    path: path,
+                    credentials: credentials,
+                    options: keychain.storeOptions
+                )
                 print("created \(store.path)")
                 config.remember(store.path)
             }
@@ -155,7 +162,10 @@ struct SetKeychainPassword: ParsableCommand {
     var newPassphrase: String?
     @Flag(name: .customLong("new-passphrase-stdin"), help: "Read the new passphrase from standard input.")
     var newPassphraseStdin = false
-    @Option(name: .customLong("new-key-file"), help: "Create a new key file (mode 0600) that also unlocks the keychain.")
+    @Option(
+        name: .customLong("new-key-file"),
+        help: "Create a new key file (mode 0600) that also unlocks the keychain."
+    )
     var newKeyFile: String?
     @Option(name: .customLong("set-key-file"), help: "Let an existing key file unlock the keychain.")
     var setKeyFile: String?

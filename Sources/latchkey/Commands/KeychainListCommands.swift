@@ -117,7 +117,8 @@ struct DeleteKeychain: ParsableCommand {
                     options: keychain.storeOptions
                 )
                 try store.close()
-                for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+                for suffix in ["", "-wal", "-shm", "-journal"]
+                where FileManager.default.fileExists(atPath: path + suffix) {
                     do {
                         try FileManager.default.removeItem(atPath: path + suffix)
                     } catch {

@@ -35,10 +35,16 @@ struct PasswordSourceOptions: ParsableArguments {
     )
     var password: String?
 
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (one trailing newline is dropped).")
+    @Flag(
+        name: .customLong("password-stdin"),
+        help: "Read the password from standard input (one trailing newline is dropped)."
+    )
     var passwordStdin = false
 
-    @Flag(name: .customLong("prompt-password"), help: ArgumentHelp("Prompt for the password (what a final -w means).", visibility: .hidden))
+    @Flag(
+        name: .customLong("prompt-password"),
+        help: ArgumentHelp("Prompt for the password (what a final -w means).", visibility: .hidden)
+    )
     var promptPassword = false
 
     /// The secret, prompting or reading standard input as asked; `nil` only when `required` is false and no
@@ -63,7 +69,8 @@ struct PasswordSourceOptions: ParsableArguments {
 struct AccessibilityOption: ParsableArguments {
     @Option(
         name: .customLong("accessible"),
-        help: "When the item is readable: when-unlocked (default), after-first-unlock, always, or one of these with -this-device-only, or when-passcode-set-this-device-only (or Apple's pdmn code, e.g. ak)."
+        help:
+            "When the item is readable: when-unlocked (default), after-first-unlock, always, or one of these with -this-device-only, or when-passcode-set-this-device-only (or Apple's pdmn code, e.g. ak)."
     )
     var accessible: String?
 

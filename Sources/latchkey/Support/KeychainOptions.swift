@@ -4,10 +4,16 @@ import Latchkey
 
 /// Options every keychain command shares.
 struct KeychainOptions: ParsableArguments {
-    @Option(name: [.customLong("keychain"), .customShort("k")], help: "The keychain file or name (default: $LATCHKEY_KEYCHAIN, else the default keychain).")
+    @Option(
+        name: [.customLong("keychain"), .customShort("k")],
+        help: "The keychain file or name (default: $LATCHKEY_KEYCHAIN, else the default keychain)."
+    )
     var keychain: String?
 
-    @Option(name: .customLong("kdf-cost"), help: ArgumentHelp("Passphrase KDF cost for new slots and archives: standard or testing.", visibility: .hidden))
+    @Option(
+        name: .customLong("kdf-cost"),
+        help: ArgumentHelp("Passphrase KDF cost for new slots and archives: standard or testing.", visibility: .hidden)
+    )
     var kdfCost: String = "standard"
 
     /// The keychain: `-k`, else `$LATCHKEY_KEYCHAIN`, else the default set with `default-keychain -s`, else
@@ -25,7 +31,9 @@ struct KeychainOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard ["standard", "testing"].contains(kdfCost) else { throw ValidationError("--kdf-cost is standard or testing.") }
+        guard ["standard", "testing"].contains(kdfCost) else {
+            throw ValidationError("--kdf-cost is standard or testing.")
+        }
     }
 
     /// Opens the keychain, creating it from the environment (or an interactive prompt) when missing, and

@@ -11,7 +11,12 @@ enum SecretInput {
     ///   - fromStandardInput: `--password-stdin` was given.
     ///   - prompt: `-w` was given without a value (`security`'s "put -w last to be prompted").
     ///   - required: Whether a missing source is an error (adds) or means "keep the secret" (`nil`).
-    static func itemPassword(value: String?, fromStandardInput: Bool, prompt: Bool, required: Bool = true)
+    static func itemPassword(
+        value: String?,
+        fromStandardInput: Bool,
+        prompt: Bool,
+        required: Bool = true
+    )
         throws -> SecretData?
     {
         if fromStandardInput { return Terminal.readStandardInput() }
@@ -27,13 +32,20 @@ enum SecretInput {
         }
         guard required else { return nil }
         guard Terminal.isInteractive else {
-            throw KeychainError(.param, "No password given: use --password-stdin (or -w alone to be prompted on a terminal).")
+            throw KeychainError(
+                .param,
+                "No password given: use --password-stdin (or -w alone to be prompted on a terminal)."
+            )
         }
         return try promptTwice(first: "password data for new item: ", second: "retype password for new item: ")
     }
 
     /// A passphrase for an archive: from standard input, a file, or a prompt (asked twice when `confirm`).
-    static func archivePassphrase(fromStandardInput: Bool, file: String?, confirm: Bool) throws
+    static func archivePassphrase(
+        fromStandardInput: Bool,
+        file: String?,
+        confirm: Bool
+    ) throws
         -> SecretData
     {
         if fromStandardInput { return Terminal.readStandardInput() }
