@@ -832,16 +832,3 @@ struct ItemSemanticsTests {
         #expect(try store.changeCounter() == start + 3)
     }
 }
-
-/// Expects `body` to throw a `KeychainError` with `code`, and returns it.
-@discardableResult
-private func expectKeychainError<T>(
-    _ code: KeychainError.Code,
-    _ comment: Comment? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> T
-) -> KeychainError? {
-    let error = #expect(throws: KeychainError.self, comment, sourceLocation: sourceLocation) { try body() }
-    #expect(error?.code == code, comment, sourceLocation: sourceLocation)
-    return error
-}

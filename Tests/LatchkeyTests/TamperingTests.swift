@@ -347,16 +347,3 @@ struct TamperingTests {
         #expect(error?.code == .decode)
     }
 }
-
-/// Expects `body` to throw a `KeychainError` with `code`, and returns it.
-@discardableResult
-private func expectKeychainError<T>(
-    _ code: KeychainError.Code,
-    _ comment: Comment? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> T
-) -> KeychainError? {
-    let error = #expect(throws: KeychainError.self, comment, sourceLocation: sourceLocation) { try body() }
-    #expect(error?.code == code, comment, sourceLocation: sourceLocation)
-    return error
-}
