@@ -75,7 +75,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "latchkey-bench",
-            dependencies: ["Latchkey", "LatchkeyTokens"],
+            dependencies: ["Latchkey", "LatchkeyTokens", "Security"],
             swiftSettings: strict
         ),
         .target(

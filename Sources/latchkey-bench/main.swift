@@ -6,7 +6,10 @@ import Latchkey
 /// The suites, in order. The store suite records peak memory before the unlock suite runs scrypt at the
 /// standard cost (128 MiB), so that figure reflects the item operations only.
 func suites() -> [any BenchmarkSuite.Type] {
-    [StoreBenchmarks.self, UnlockBenchmarks.self, CalibrationBenchmarks.self, TokenBenchmarks.self]
+    [
+        StoreBenchmarks.self, SecItemBenchmarks.self, TypedAPIBenchmarks.self, UnlockBenchmarks.self,
+        CalibrationBenchmarks.self, TokenBenchmarks.self,
+    ]
 }
 
 func runBenchmarks() -> Int32 {
