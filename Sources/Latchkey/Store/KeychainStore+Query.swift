@@ -144,29 +144,28 @@ extension KeychainStore {
         return tokens
     }
 
+    /// The class key for `keyClass`, or `interactionNotAllowed` naming what blocks it.
     func classKey(_ keyClass: Accessibility, _ snapshot: KeyRing.Snapshot) throws(KeychainError) -> SymmetricKey {
         if let key = snapshot.classKeys[keyClass] { return key }
         let state = snapshot.lockState
-        let reason: String
-        switch (keyClass.requirement, state) {
-        case (.unlocked, _):
-            reason = "items accessible '\(keyClass)' need the keychain unlocked (it is \(state.rawValue))"
-        case (.firstUnlock, _):
-            reason = "items accessible '\(keyClass)' need one unlock in this process first"
-        case (.none, _):
-            reason = "items accessible '\(keyClass)' are bound to another machine's device secret"
+        switch keyClass.requirement {
+        case .unlocked where state != .unlocked:
+            throw KeychainError(
+                .interactionNotAllowed,
+                "User interaction is not allowed: items accessible '\(keyClass)' need the keychain unlocked (it is \(state.rawValue))."
+            )
+        case .firstUnlock where state == .neverUnlocked:
+            throw KeychainError(
+                .interactionNotAllowed,
+                "User interaction is not allowed: items accessible '\(keyClass)' need one unlock in this process first."
+            )
+        default:
+            // The lock state allows the class, yet its key did not unwrap: the file was made on another machine.
+            throw KeychainError(
+                .interactionNotAllowed,
+                "Items accessible '\(keyClass)' are bound to another machine's device secret and cannot be opened here."
+            )
         }
-        if state == .unlocked || (keyClass.requirement == .firstUnlock && state == .locked) {
-            return try foreignClass(keyClass)
-        }
-        throw KeychainError(.interactionNotAllowed, "User interaction is not allowed: \(reason).")
-    }
-
-    private func foreignClass(_ keyClass: Accessibility) throws(KeychainError) -> SymmetricKey {
-        throw KeychainError(
-            .interactionNotAllowed,
-            "Items accessible '\(keyClass)' belong to another machine (ThisDeviceOnly) and cannot be opened here."
-        )
     }
 
     func checkAccessGroup(_ group: String) throws(KeychainError) {
