@@ -3,49 +3,22 @@ import Foundation
 import Security
 import Testing
 
-/// Calls a `SecKey*` function that reports errors through an `Unmanaged<CFError>` out-parameter.
-private func capturing<T>(_ body: (UnsafeMutablePointer<Unmanaged<CFError>?>) -> T) -> (T, CFError?) {
-    var error: Unmanaged<CFError>?
-    let value = body(&error)
-    return (value, error?.takeRetainedValue())
-}
-
 private func generate(_ type: CFString, _ size: Int, _ extra: [String: Any] = [:]) throws -> SecKey {
     var parameters: [String: Any] = [kSecAttrKeyType as String: type, kSecAttrKeySizeInBits as String: size]
     parameters.merge(extra) { $1 }
-    let (key, error) = capturing { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }
+    let (key, error) = capturingCFError { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }
     #expect(error == nil)
     return try #require(key)
 }
 
 private func sign(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data) -> (Data?, CFError?) {
-    let (signature, error) = capturing { SecKeyCreateSignature(key, algorithm, message as CFData, $0) }
+    let (signature, error) = capturingCFError { SecKeyCreateSignature(key, algorithm, message as CFData, $0) }
     return (signature.map { Data(referencing: $0) }, error)
 }
 
 private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data, _ signature: Data) -> (Bool, CFError?)
 {
-    capturing { SecKeyVerifySignature(key, algorithm, message as CFData, signature as CFData, $0) }
-}
-
-/// Runs a command-line tool; returns its exit status.
-@discardableResult
-private func run(_ arguments: [String], in directory: URL) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
-}
-
-private func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("seckey-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    capturingCFError { SecKeyVerifySignature(key, algorithm, message as CFData, signature as CFData, $0) }
 }
 
 /// The fixed SubjectPublicKeyInfo DER header of a P-256 public key, followed by the X9.63 point.
@@ -134,7 +107,7 @@ struct SecKeyTests {
             [kSecAttrKeySizeInBits as String: 256],
         ]
         for parameters in cases {
-            let (key, error) = capturing { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }
+            let (key, error) = capturingCFError { SecKeyCreateRandomKey(parameters as CFDictionary, $0) }
             #expect(key == nil)
             #expect(error.map { CFErrorGetCode($0) } == Int(errSecParam))
         }
@@ -150,14 +123,14 @@ struct SecKeyTests {
         throws
     {
         let key = try generate(type as CFString, size)
-        let privateBytes = try #require(capturing { SecKeyCopyExternalRepresentation(key, $0) }.0)
+        let privateBytes = try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0)
         let publicKey = try #require(SecKeyCopyPublicKey(key))
-        let publicBytes = try #require(capturing { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
+        let publicBytes = try #require(capturingCFError { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
         #expect(privateBytes.length == privateLength)
         #expect(publicBytes.length == publicLength)
         #expect(Data(referencing: privateBytes).first == 0x04)
         #expect(Data(referencing: privateBytes).prefix(publicLength) == Data(referencing: publicBytes))
-        let rebuilt = capturing {
+        let rebuilt = capturingCFError {
             SecKeyCreateWithData(
                 privateBytes,
                 [
@@ -169,7 +142,7 @@ struct SecKeyTests {
         }
         #expect(rebuilt.1 == nil)
         #expect(rebuilt.0 == key)
-        let rebuiltPublic = capturing {
+        let rebuiltPublic = capturingCFError {
             SecKeyCreateWithData(
                 publicBytes,
                 [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass: kSecAttrKeyClassPublic]
@@ -183,17 +156,17 @@ struct SecKeyTests {
 
     @Test func rsaExternalRepresentationIsPKCS1AndRoundTrips() throws {
         let key = try generate(kSecAttrKeyTypeRSA, 2048)
-        let privateBytes = Data(referencing: try #require(capturing { SecKeyCopyExternalRepresentation(key, $0) }.0))
+        let privateBytes = Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0))
         let publicKey = try #require(SecKeyCopyPublicKey(key))
         let publicBytes = Data(
-            referencing: try #require(capturing { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
+            referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
         )
         // RSAPrivateKey ::= SEQUENCE { version 0, ... }: 30 82 xx xx 02 01 00.
         #expect(privateBytes.prefix(2) == Data([0x30, 0x82]))
         #expect(privateBytes.dropFirst(4).prefix(3) == Data([0x02, 0x01, 0x00]))
         // RSAPublicKey ::= SEQUENCE { modulus INTEGER, ... }: 30 82 01 0a 02 82 01 01 00.
         #expect(publicBytes.prefix(4) == Data([0x30, 0x82, 0x01, 0x0A]))
-        let rebuilt = capturing {
+        let rebuilt = capturingCFError {
             SecKeyCreateWithData(
                 privateBytes as CFData,
                 [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary,
@@ -201,7 +174,7 @@ struct SecKeyTests {
             )
         }
         #expect(rebuilt.0 == key)
-        let rebuiltPublic = capturing {
+        let rebuiltPublic = capturingCFError {
             SecKeyCreateWithData(
                 publicBytes as CFData,
                 [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPublic] as CFDictionary,
@@ -232,7 +205,7 @@ struct SecKeyTests {
             (Data([0x04]), [kSecAttrKeyClass: kSecAttrKeyClassPublic]),
         ]
         for (data, attributes) in attempts {
-            let (key, error) = capturing { SecKeyCreateWithData(data as CFData, attributes as CFDictionary, $0) }
+            let (key, error) = capturingCFError { SecKeyCreateWithData(data as CFData, attributes as CFDictionary, $0) }
             #expect(key == nil)
             #expect(error.map { CFErrorGetCode($0) } == Int(errSecParam))
             #expect(error.map { CFErrorGetDomain($0) as String } == "NSOSStatusErrorDomain")
@@ -251,7 +224,7 @@ struct SecKeyTests {
         #expect(attributes["drve"] as? Bool == true)
         let publicKey = try #require(SecKeyCopyPublicKey(key))
         let publicBytes = Data(
-            referencing: try #require(capturing { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
+            referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
         )
         #expect(attributes["klbl"] as? Data == Data(sha1(publicBytes)))
         let publicAttributes = try #require(SecKeyCopyAttributes(publicKey) as? [String: Any])
@@ -354,7 +327,7 @@ struct SecKeyTests {
                 kSecReturnData as String: true,
             ])
             #expect(status == errSecSuccess)
-            let external = Data(referencing: try #require(capturing { SecKeyCopyExternalRepresentation(key, $0) }.0))
+            let external = Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0))
             #expect(result as? Data == external)
             // A SecKey as a query finds the stored key.
             let (byRef, found) = Sec.copy([kSecValueRef as String: key, kSecReturnRef as String: true])
@@ -371,19 +344,19 @@ struct SecKeyTests {
     }
 
     @Test func opensslRSAKeyImportsAsPKCS1AndItsSignaturesVerifyWithOpenSSL() throws {
-        let directory = try temporaryDirectory()
+        let directory = try makeTemporaryDirectory("seckey")
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try run(["openssl", "genrsa", "-out", "rsa.pem", "2048"], in: directory) == 0)
+        #expect(try runTool(["openssl", "genrsa", "-out", "rsa.pem", "2048"], in: directory) == 0)
         #expect(
-            try run(
+            try runTool(
                 ["openssl", "rsa", "-in", "rsa.pem", "-outform", "DER", "-traditional", "-out", "rsa.der"],
                 in: directory
             )
                 == 0
         )
-        #expect(try run(["openssl", "rsa", "-in", "rsa.pem", "-pubout", "-out", "pub.pem"], in: directory) == 0)
+        #expect(try runTool(["openssl", "rsa", "-in", "rsa.pem", "-pubout", "-out", "pub.pem"], in: directory) == 0)
         let pkcs1 = try Data(contentsOf: directory.appendingPathComponent("rsa.der"))
-        let (imported, error) = capturing {
+        let (imported, error) = capturingCFError {
             SecKeyCreateWithData(
                 pkcs1 as CFData,
                 [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary,
@@ -392,13 +365,13 @@ struct SecKeyTests {
         }
         #expect(error == nil)
         let key = try #require(imported)
-        #expect(Data(referencing: try #require(capturing { SecKeyCopyExternalRepresentation(key, $0) }.0)) == pkcs1)
+        #expect(Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0)) == pkcs1)
         let message = Data("rsa interoperability".utf8)
         try message.write(to: directory.appendingPathComponent("msg.txt"))
         let pkcs1v15 = try #require(sign(key, kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256, message).0)
         try pkcs1v15.write(to: directory.appendingPathComponent("v15.sig"))
         #expect(
-            try run(
+            try runTool(
                 ["openssl", "dgst", "-sha256", "-verify", "pub.pem", "-signature", "v15.sig", "msg.txt"],
                 in: directory
             )
@@ -407,7 +380,7 @@ struct SecKeyTests {
         let pss = try #require(sign(key, kSecKeyAlgorithmRSASignatureMessagePSSSHA256, message).0)
         try pss.write(to: directory.appendingPathComponent("pss.sig"))
         #expect(
-            try run(
+            try runTool(
                 [
                     "openssl", "dgst", "-sha256", "-sigopt", "rsa_padding_mode:pss", "-sigopt",
                     "rsa_pss_saltlen:digest",
@@ -419,11 +392,11 @@ struct SecKeyTests {
     }
 
     @Test func p256SignatureVerifiesWithOpenSSLAndOpenSSLSignatureVerifiesHere() throws {
-        let directory = try temporaryDirectory()
+        let directory = try makeTemporaryDirectory("seckey")
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = try generate(kSecAttrKeyTypeECSECPrimeRandom, 256)
         let publicKey = try #require(SecKeyCopyPublicKey(key))
-        let point = Data(referencing: try #require(capturing { SecKeyCopyExternalRepresentation(publicKey, $0) }.0))
+        let point = Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(publicKey, $0) }.0))
         try pem(p256SPKIHeader + point, "PUBLIC KEY").write(
             to: directory.appendingPathComponent("pub.pem"),
             atomically: true,
@@ -434,7 +407,7 @@ struct SecKeyTests {
         let signature = try #require(sign(key, kSecKeyAlgorithmECDSASignatureMessageX962SHA256, message).0)
         try signature.write(to: directory.appendingPathComponent("sig.der"))
         #expect(
-            try run(
+            try runTool(
                 ["openssl", "dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.der", "msg.txt"],
                 in: directory
             ) == 0
@@ -442,26 +415,26 @@ struct SecKeyTests {
 
         // openssl signs; we verify with the key imported from openssl's uncompressed public point.
         #expect(
-            try run(
+            try runTool(
                 ["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ossl.pem"],
                 in: directory
             ) == 0
         )
         #expect(
-            try run(
+            try runTool(
                 ["openssl", "ec", "-in", "ossl.pem", "-pubout", "-outform", "DER", "-out", "ossl-pub.der"],
                 in: directory
             ) == 0
         )
         #expect(
-            try run(
+            try runTool(
                 ["openssl", "dgst", "-sha256", "-sign", "ossl.pem", "-out", "ossl-sig.der", "msg.txt"],
                 in: directory
             ) == 0
         )
         let spki = try Data(contentsOf: directory.appendingPathComponent("ossl-pub.der"))
         #expect(spki.prefix(p256SPKIHeader.count) == p256SPKIHeader)
-        let imported = capturing {
+        let imported = capturingCFError {
             SecKeyCreateWithData(
                 spki.dropFirst(p256SPKIHeader.count) as CFData,
                 [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass: kSecAttrKeyClassPublic]
