@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Security
 
 /// Calls a `SecKey*`-style function that reports errors through an `Unmanaged<CFError>` out-parameter;
 /// returns its value and the error it reported.
