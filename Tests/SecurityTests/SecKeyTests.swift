@@ -156,7 +156,9 @@ struct SecKeyTests {
 
     @Test func rsaExternalRepresentationIsPKCS1AndRoundTrips() throws {
         let key = try generate(kSecAttrKeyTypeRSA, 2048)
-        let privateBytes = Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0))
+        let privateBytes = Data(
+            referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0)
+        )
         let publicKey = try #require(SecKeyCopyPublicKey(key))
         let publicBytes = Data(
             referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
@@ -299,6 +301,12 @@ struct SecKeyTests {
             #expect(status == errSecSuccess)
             #expect(found as? SecKey == key)
             #expect(Sec.delete([kSecValueRef as String: key]) == errSecSuccess)
+            // A top-level kSecAttrIsPermanent stores the public key too (Apple's key generation attributes).
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            #expect(
+                Sec.copy([kSecClass as String: kSecClassKey, kSecReturnRef as String: true]).1 as? SecKey == publicKey
+            )
+            #expect(Sec.delete([kSecValueRef as String: publicKey]) == errSecSuccess)
             #expect(Sec.copy([kSecClass as String: kSecClassKey]).0 == errSecItemNotFound)
         }
     }
@@ -327,7 +335,9 @@ struct SecKeyTests {
                 kSecReturnData as String: true,
             ])
             #expect(status == errSecSuccess)
-            let external = Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0))
+            let external = Data(
+                referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0)
+            )
             #expect(result as? Data == external)
             // A SecKey as a query finds the stored key.
             let (byRef, found) = Sec.copy([kSecValueRef as String: key, kSecReturnRef as String: true])
@@ -365,7 +375,9 @@ struct SecKeyTests {
         }
         #expect(error == nil)
         let key = try #require(imported)
-        #expect(Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0)) == pkcs1)
+        #expect(
+            Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(key, $0) }.0)) == pkcs1
+        )
         let message = Data("rsa interoperability".utf8)
         try message.write(to: directory.appendingPathComponent("msg.txt"))
         let pkcs1v15 = try #require(sign(key, kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256, message).0)
@@ -396,7 +408,9 @@ struct SecKeyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = try generate(kSecAttrKeyTypeECSECPrimeRandom, 256)
         let publicKey = try #require(SecKeyCopyPublicKey(key))
-        let point = Data(referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(publicKey, $0) }.0))
+        let point = Data(
+            referencing: try #require(capturingCFError { SecKeyCopyExternalRepresentation(publicKey, $0) }.0)
+        )
         try pem(p256SPKIHeader + point, "PUBLIC KEY").write(
             to: directory.appendingPathComponent("pub.pem"),
             atomically: true,

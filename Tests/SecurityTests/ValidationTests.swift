@@ -244,13 +244,12 @@ struct ValidationTests {
         }
     }
 
-    @Test func identityClassIsUnimplementedForNow() throws {
+    @Test func identityClassWithoutItemsOrReference() throws {
         try withTemporaryKeychain { _ in
-            #expect(Sec.copy([kSecClass as String: kSecClassIdentity]).0 == errSecUnimplemented)
-            #expect(
-                Sec.add([kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "x"]) == errSecUnimplemented
-            )
-            #expect(Sec.delete([kSecClass as String: kSecClassIdentity]) == errSecUnimplemented)
+            #expect(Sec.copy([kSecClass as String: kSecClassIdentity]).0 == errSecItemNotFound)
+            // An identity is added by reference only.
+            #expect(Sec.add([kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "x"]) == errSecParam)
+            #expect(Sec.delete([kSecClass as String: kSecClassIdentity]) == errSecItemNotFound)
         }
     }
 

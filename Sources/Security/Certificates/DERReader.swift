@@ -67,6 +67,8 @@ enum DERReader {
         var issuerContent: [UInt8]
         var subjectContent: [UInt8]
         var subjectPublicKey: [UInt8]
+        /// The content of the public key's AlgorithmIdentifier OID (`rsaEncryption`, `id-ecPublicKey` ...).
+        var publicKeyAlgorithm: [UInt8]
         /// The SubjectKeyIdentifier extension's key identifier, if present.
         var subjectKeyIdentifier: [UInt8]?
     }
@@ -86,7 +88,8 @@ enum DERReader {
         // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo
         guard fields.count >= 6, fields[0].tag == 0x02, fields[2].tag == 0x30, fields[4].tag == 0x30,
             fields[5].tag == 0x30, let spki = elements(fields[5].content[...]), spki.count == 2,
-            spki[1].tag == 0x03, !spki[1].content.isEmpty
+            spki[1].tag == 0x03, !spki[1].content.isEmpty, spki[0].tag == 0x30,
+            let algorithm = elements(spki[0].content[...])?.first, algorithm.tag == 0x06
         else { return nil }
         guard parts.count == 3, parts[1].tag == 0x30, parts[2].tag == 0x03,
             let validity = elements(fields[3].content[...]), validity.count == 2,
@@ -112,6 +115,7 @@ enum DERReader {
             issuerContent: fields[2].content,
             subjectContent: fields[4].content,
             subjectPublicKey: Array(spki[1].content.dropFirst()),
+            publicKeyAlgorithm: algorithm.content,
             subjectKeyIdentifier: subjectKeyIdentifier
         )
     }
@@ -166,6 +170,14 @@ enum DERReader {
             output += encode(0x31, setContent)
         }
         return output
+    }
+
+    /// The normalized contents of `bytes` when they are a whole DER Name (a SEQUENCE of SETs); `nil` otherwise.
+    static func normalizedName(_ bytes: Data) -> [UInt8]? {
+        guard bytes.first == 0x30, let name = single([UInt8](bytes)), let sets = elements(name.content[...]),
+            sets.allSatisfy({ $0.tag == 0x31 })
+        else { return nil }
+        return normalizedNameContents(name.content)
     }
 
     private static func normalizePrintable(_ value: [UInt8]) -> [UInt8] {

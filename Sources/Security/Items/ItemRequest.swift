@@ -185,7 +185,11 @@ struct ItemRequest {
             return
         }
         do {
-            let coerced = try schema.coerce(converted, for: name)
+            var coerced = try schema.coerce(converted, for: name)
+            // A full DER Name as kSecAttrIssuer is taken in its normalized contents form (spec §2.1).
+            if name == .issuer, let name = coerced.dataValue, let contents = DERReader.normalizedName(name) {
+                coerced = .data(Data(contents))
+            }
             attributes[name] = coerced
             if name == .accessGroup { explicitAccessGroup = coerced.stringValue }
         } catch {

@@ -65,7 +65,8 @@ enum ResultShape {
         excluding excluded: Set<AttributeName>
     ) -> [String: AnyObject] {
         var dictionary: [String: AnyObject] = [:]
-        for (name, value) in item.attributes where !excluded.contains(name) && name != .accessControl {
+        for (name, value) in item.attributes
+        where !excluded.contains(name) && name != .accessControl && name != IdentityItems.certificateData {
             dictionary[name.rawValue] = ValueBridge.object(value)
         }
         if !excluded.contains(.accessControl) {

@@ -23,10 +23,16 @@ import LocalAuthentication
 ///   `errSecMissingEntitlement` ...
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCalls.run { () throws -> OSStatus in
+    SecItemCalls.run { try SecItemCalls.add(attributes, result) }
+}
+
+extension SecItemCalls {
+    /// `SecItemAdd`'s body, throwing its error.
+    static func add(_ attributes: NSDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) throws -> OSStatus {
         let request = ItemRequest.parse(attributes, for: .add)
         let store = try SecItemCalls.prepare(request)
         guard let itemClass = request.itemClass else { return errSecParam }
+        if itemClass == .identity { return try IdentityCalls.add(attributes, request, store, result) }
         // Apple's daemon returns the error constant from a boolean function, i.e. "success", without
         // inserting when an add carries match keys (spec §3.4 note A). We reproduce it deliberately.
         if !request.otherMatchKeys.isEmpty || request.limit != nil { return errSecSuccess }
@@ -74,7 +80,11 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let postFiltered = request.hostOrSubdomain != nil || (withData && request.authenticationUI == .skip)
         var items: [FoundItem]
         do {
-            items = try store.find(request.query, limit: postFiltered ? .all : limit, withData: withData)
+            if itemClass == .identity {
+                items = try IdentityItems.find(request, store, limit: postFiltered ? .all : limit, withData: withData)
+            } else {
+                items = try store.find(request.query, limit: postFiltered ? .all : limit, withData: withData)
+            }
         } catch KeychainError.Code.decode {
             // Apple skips undecryptable rows silently: when every match is corrupt, nothing was found.
             throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
@@ -118,20 +128,28 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   `errSecNoSuchAttr` ...
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    SecItemCalls.run { () throws -> OSStatus in
+    SecItemCalls.run { try SecItemCalls.update(query, attributesToUpdate) }
+}
+
+extension SecItemCalls {
+    /// `SecItemUpdate`'s body, throwing its error.
+    static func update(_ query: NSDictionary, _ attributesToUpdate: NSDictionary) throws -> OSStatus {
         let request = ItemRequest.parse(query, for: .update)
         let changes = ItemRequest.parse(attributesToUpdate, for: .updateAttributes, itemClass: request.itemClass)
         if let error = changes.clientError { throw error }
         let store = try SecItemCalls.prepare(request, checkingGroupFirst: true)
+        if request.itemClass == .identity {
+            return try IdentityCalls.update(query, request, store, attributesToUpdate)
+        }
         if let error = changes.parseError { throw error }
         if let group = changes.explicitAccessGroup { try SecItemCalls.checkGroup(group, store) }
         // Reading the old secret to re-encrypt it needs the same authentication as reading it.
         let existing: [FoundItem]
         do {
             existing = try store.find(request.query, limit: .all, withData: false)
-        } catch KeychainError.Code.itemNotFound {
-            existing = []
-        } catch KeychainError.Code.decode {
+        } catch {
+            // (A `catch KeychainError.Code.x` pattern here crashes the Swift 6.3.1 compiler.)
+            guard error.code == .itemNotFound || error.code == .decode else { throw error }
             existing = []
         }
         _ = try SecItemCalls.authenticate(existing, request, store)
@@ -153,9 +171,15 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam` ...
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    SecItemCalls.run { () throws -> OSStatus in
+    SecItemCalls.run { try SecItemCalls.delete(query) }
+}
+
+extension SecItemCalls {
+    /// `SecItemDelete`'s body, throwing its error.
+    static func delete(_ query: NSDictionary) throws -> OSStatus {
         let request = ItemRequest.parse(query, for: .delete)
         let store = try SecItemCalls.prepare(request, checkingGroupFirst: true)
+        if request.itemClass == .identity { return try IdentityCalls.delete(query, request, store) }
         try store.delete(request.query)
         return errSecSuccess
     }
@@ -189,9 +213,6 @@ enum SecItemCalls {
         if checkingGroupFirst, let group = request.explicitAccessGroup { try checkGroup(group, store) }
         if let error = request.parseError { throw error }
         if let group = request.explicitAccessGroup { try checkGroup(group, store) }
-        if request.itemClass == .identity {
-            throw KeychainError(.unimplemented, "kSecClassIdentity is not supported yet.")
-        }
         return store
     }
 

@@ -16,6 +16,7 @@ extension ItemRequest {
         else { return }
         if value is SecKey { itemClass = .key }
         if value is SecCertificate { itemClass = .certificate }
+        if value is SecIdentity { itemClass = .identity }
     }
 
     /// Expands `kSecValueRef` into the key's attributes (the caller's explicit attributes win) and, on
@@ -26,8 +27,15 @@ extension ItemRequest {
             applyCertificateRef(certificate, call)
             return
         }
+        if reference is SecIdentity {
+            // Identities are split into their certificate and key by IdentityCalls / IdentityItems.
+            if itemClass != .identity {
+                client("kSecValueRef holds a SecIdentity but kSecClass is not kSecClassIdentity.")
+            }
+            return
+        }
         guard let key = reference as? SecKey else {
-            client("kSecValueRef supports SecKey and SecCertificate objects only (identities are not supported yet).")
+            client("kSecValueRef supports SecKey, SecCertificate and SecIdentity objects only.")
             return
         }
         guard itemClass == .key else {
@@ -64,12 +72,14 @@ extension ItemRequest {
 
 /// The reference object `kSecReturnRef` gives for a stored item.
 enum ItemReference {
-    /// A `SecKey` for keys, a `SecCertificate` for certificates; `nil` for other classes or unusable data.
+    /// A `SecKey` for keys, a `SecCertificate` for certificates, a `SecIdentity` for identities; `nil` for
+    /// other classes or unusable data.
     static func object(for item: FoundItem) -> AnyObject? {
         switch item.itemClass {
         case .key: return SecKey.fromStoredItem(item)
         case .certificate: return item.data.flatMap { SecCertificate(der: $0.data) }
-        default: return nil
+        case .identity: return IdentityItems.reference(for: item)
+        case .genericPassword, .internetPassword: return nil
         }
     }
 }

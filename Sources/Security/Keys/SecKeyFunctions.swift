@@ -16,40 +16,38 @@ private func integer(_ value: Any?) -> Int? {
     return ValueBridge.number(value)?.numberValue.map(Int.init)
 }
 
-/// `SecKeyCreateRandomKey`: generates a new private key (mirrors Apple's function).
+/// `SecKeyCreateRandomKey`: generates a new key pair and returns its private key (mirrors Apple's function).
 ///
 /// Supports `kSecAttrKeyTypeECSECPrimeRandom` (256, 384, 521 bits) and `kSecAttrKeyTypeRSA` (2048, 3072,
-/// 4096 bits). With `kSecAttrIsPermanent` true (at the top level or in `kSecPrivateKeyAttrs`) the private
-/// key is stored with `SecItemAdd` and `kSecValueRef`, with the other attributes of the dictionary
-/// (`kSecPrivateKeyAttrs` merged over the top level), as Apple does (spec §1.9).
+/// 4096 bits). As on Apple platforms, optional attributes may sit at the top level (they apply to both keys)
+/// or in `kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs` (they apply to that key only, over the top level). A key
+/// whose merged attributes hold `kSecAttrIsPermanent` true is stored with `SecItemAdd` and `kSecValueRef`
+/// together with those attributes (tag, label, access group, accessibility ...): the private key first, then
+/// the public key (spec §1.9). When storing fails, no key is returned and nothing stays stored.
 ///
-/// Known differences from Apple: the public key is never stored (`kSecPublicKeyAttrs` is ignored);
-/// `kSecAttrTokenID` (Secure Enclave) is not supported.
+/// Known difference from Apple: `kSecAttrTokenID` (Secure Enclave) is not supported.
 ///
 /// - Parameters:
 ///   - parameters: `kSecAttrKeyType`, `kSecAttrKeySizeInBits`, optional `kSecAttrIsPermanent`,
-///     `kSecAttrApplicationTag`, `kSecAttrLabel`, `kSecPrivateKeyAttrs`, `kSecAttrAccessGroup` ...
+///     `kSecAttrApplicationTag`, `kSecAttrLabel`, `kSecPrivateKeyAttrs`, `kSecPublicKeyAttrs`,
+///     `kSecAttrAccessGroup` ...
 ///   - error: Receives a `CFError` (domain `NSOSStatusErrorDomain`, code an `OSStatus`) on failure.
 /// - Returns: The private key, or `nil` on failure.
 public func SecKeyCreateRandomKey(
     _ parameters: CFDictionary,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
-    var merged: [String: Any] = [:]
+    var common: [String: Any] = [:]
     for (key, value) in parameters {
-        if let key = ValueBridge.string(key) { merged[key] = value }
+        if let key = ValueBridge.string(key) { common[key] = value }
     }
-    let privateAttributes = merged["private"].flatMap(ValueBridge.unwrap) as? NSDictionary
-    merged["private"] = nil
-    merged["public"] = nil
-    for (key, value) in privateAttributes ?? [:] {
-        if let key = ValueBridge.string(key) { merged[key] = value }
-    }
-    guard let type = keyTypeNumber(merged["type"]) else {
+    let privateParameters = KeyGenerationParameters.merged(common, "private")
+    let publicParameters = KeyGenerationParameters.merged(common, "public")
+    guard let type = keyTypeNumber(privateParameters["type"]) else {
         SecKeyError(errSecParam, "kSecAttrKeyType is missing or not a key type.").report(to: error)
         return nil
     }
-    guard let size = integer(merged["bsiz"]) else {
+    guard let size = integer(privateParameters["bsiz"]) else {
         SecKeyError(errSecParam, "kSecAttrKeySizeInBits is missing or not a number.").report(to: error)
         return nil
     }
@@ -62,18 +60,52 @@ public func SecKeyCreateRandomKey(
     } catch {
         return nil
     }
-    let permanent = merged["perm"].flatMap(ValueBridge.unwrap).flatMap(ValueBridge.boolean) ?? false
-    guard permanent else { return key }
-    var item = merged
-    for attribute in ["type", "bsiz", "perm", "kcls"] { item[attribute] = nil }
-    item["class"] = "keys"
-    item["v_Ref"] = key
-    let status = SecItemAdd(item as NSDictionary, nil)
-    guard status == errSecSuccess else {
-        SecKeyError(status, "Storing the new key failed (OSStatus \(status)).").report(to: error)
-        return nil
+    var stored: [SecKey] = []
+    for (part, partParameters) in [(key, privateParameters), (key.publicKey, publicParameters)]
+    where KeyGenerationParameters.isPermanent(partParameters) {
+        let status = SecItemAdd(KeyGenerationParameters.addDictionary(part, partParameters), nil)
+        guard status == errSecSuccess else {
+            // Leave nothing half-stored: remove the private key when storing the public one failed.
+            for earlier in stored { SecItemDelete([kSecValueRef as String: earlier] as NSDictionary) }
+            SecKeyError(
+                status,
+                "Storing the new \(part.isPrivate ? "private" : "public") key failed (OSStatus \(status))."
+            )
+            .report(to: error)
+            return nil
+        }
+        stored.append(part)
     }
     return key
+}
+
+/// How `SecKeyCreateRandomKey` splits its parameters between the private and the public key.
+enum KeyGenerationParameters {
+    /// The top-level parameters with the `kSecPrivateKeyAttrs` (`"private"`) or `kSecPublicKeyAttrs`
+    /// (`"public"`) dictionary merged over them.
+    static func merged(_ common: [String: Any], _ part: String) -> [String: Any] {
+        var merged = common
+        merged["private"] = nil
+        merged["public"] = nil
+        for (key, value) in common[part].flatMap(ValueBridge.unwrap) as? NSDictionary ?? [:] {
+            if let key = ValueBridge.string(key) { merged[key] = value }
+        }
+        return merged
+    }
+
+    /// Whether `kSecAttrIsPermanent` is true.
+    static func isPermanent(_ parameters: [String: Any]) -> Bool {
+        parameters["perm"].flatMap(ValueBridge.unwrap).flatMap(ValueBridge.boolean) ?? false
+    }
+
+    /// The `SecItemAdd` dictionary storing `key` with the caller's attributes.
+    static func addDictionary(_ key: SecKey, _ parameters: [String: Any]) -> NSDictionary {
+        var item = parameters
+        for attribute in ["type", "bsiz", "perm", "kcls"] { item[attribute] = nil }
+        item["class"] = "keys"
+        item["v_Ref"] = key
+        return item as NSDictionary
+    }
 }
 
 /// `SecKeyCopyPublicKey`: the public key of a key (mirrors Apple's function).
