@@ -7,7 +7,8 @@ import Latchkey
 /// standard cost (128 MiB), so that figure reflects the item operations only.
 func suites() -> [any BenchmarkSuite.Type] {
     [
-        StoreBenchmarks.self, SecItemBenchmarks.self, TypedAPIBenchmarks.self, UnlockBenchmarks.self,
+        StoreBenchmarks.self, SecItemBenchmarks.self, TypedAPIBenchmarks.self, KeyBenchmarks.self,
+        UnlockBenchmarks.self,
         CalibrationBenchmarks.self, TokenBenchmarks.self,
     ]
 }

@@ -8,8 +8,7 @@ import Foundation
 /// DER is.
 ///
 /// Known differences from Apple: parsing checks the X.509 structure (TBSCertificate, names, validity, public
-/// key, extensions) but not signature algorithms or dates; no trust evaluation (`SecTrust`) and no
-/// identities yet. (swift-certificates cannot be used: it imports `Security` when it can, and finds this module.)
+/// key, extensions) but not signature algorithms or dates; no trust evaluation (`SecTrust`). (swift-certificates cannot be used: it imports `Security` when it can, and finds this module.)
 public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
     /// The certificate's DER encoding.
     let der: Data

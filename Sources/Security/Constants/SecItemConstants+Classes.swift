@@ -16,6 +16,7 @@ nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
 /// `kSecClassKey` (`"keys"`): Cryptographic key items.
 nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
-/// `kSecClassIdentity` (`"idnt"`): Identities (a private key with its certificate); not supported yet: calls return `errSecUnimplemented`.
+/// `kSecClassIdentity` (`"idnt"`): Identities: a stored private key joined with the stored certificate of its
+/// public key (spec §2.2).
 nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
 #endif

@@ -14,7 +14,8 @@ import LocalAuthentication
 ///   without storing anything, as Apple's daemon does (spec §3.4 note A, inferred); pinned by
 ///   `ValidationTests.addWithMatchLimitSucceedsWithoutStoring`.
 /// - `kSecValueRef` accepts a `SecKey` or a `SecCertificate` (stored with their derived attributes, spec §1.8,
-///   §2.1); identities are not supported yet (`errSecParam`), nor is `kSecClassIdentity` (`errSecUnimplemented`).
+///   §2.1) or a `SecIdentity` (its certificate, then its private key, are added; `errSecDuplicateItem` only when
+///   both exist, spec §2.2).
 ///
 /// - Parameters:
 ///   - attributes: The item: `kSecClass`, attributes, `kSecValueData`, optional `kSecReturn*` keys.
@@ -58,9 +59,10 @@ extension SecItemCalls {
 /// `LAContext` (`kSecUseAuthenticationContext`, `kSecUseAuthenticationUI`).
 ///
 /// Known differences from Apple:
-/// - `kSecReturnRef` yields a `SecKey` for keys, a `SecCertificate` for certificates and no object for other
-///   classes; with other return keys the dictionary holds `class`, `UUID` and `v_Data` as for Apple's password
-///   items. Pinned by `ReturnShapeTests.refAloneReturnsNothing`, `SecKeyTests`, `SecCertificateTests`.
+/// - `kSecReturnRef` yields a `SecKey` for keys, a `SecCertificate` for certificates, a `SecIdentity` for
+///   identities and no object for password classes; with other return keys the dictionary holds `class`, `UUID`
+///   and `v_Data` as for Apple's password items. Pinned by `ReturnShapeTests.refAloneReturnsNothing`,
+///   `SecKeyTests`, `SecCertificateTests`, `SecIdentityTests`.
 /// - Certificate match keys (`kSecMatchIssuers`, `kSecMatchPolicy`, `kSecMatchValidOnDate`,
 ///   `kSecMatchTrustedOnly`, `kSecMatchEmailAddressIfPresent`) on certificates give `errSecUnimplemented`.
 ///
