@@ -8,8 +8,11 @@ import _CryptoExtras
 /// Wraps a swift-crypto P-256, P-384 or P-521 ECDSA key or an `_RSA.Signing` key, private or public.
 /// Keys are values: two `SecKey`s are equal when their class and external representation are equal.
 ///
+/// Encryption (`SecKeyCreateEncryptedData`: RSA PKCS#1, OAEP, OAEP-AES-GCM and raw; ECIES) and ECDH key
+/// exchange (`SecKeyCopyKeyExchangeResult`) are supported alongside signing.
+///
 /// Known differences from Apple: only software keys exist (no Secure Enclave, no `kSecAttrTokenID`);
-/// encryption, key exchange and symmetric keys are not supported.
+/// symmetric keys and the SHA-224 encryption and key-exchange variants are not supported.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// The key material.
     enum Material: Sendable {

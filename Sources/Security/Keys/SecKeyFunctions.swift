@@ -190,18 +190,23 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int {
 
 /// `SecKeyIsAlgorithmSupported`: whether `key` can run `algorithm` for `operation` (mirrors Apple's function).
 ///
-/// Only signing (private keys) and verification (public and private keys) of the ECDSA X9.62 and RSA
-/// PKCS#1 v1.5 / PSS algorithms are supported.
+/// Signing (private keys) and verification (public and private keys) with the ECDSA X9.62 and RSA PKCS#1 v1.5 /
+/// PSS algorithms; encryption (public and private keys) and decryption (private keys) with the RSA and ECIES
+/// algorithms; key exchange (EC private keys) with the ECDH algorithms.
 public func SecKeyIsAlgorithmSupported(
     _ key: SecKey,
     _ operation: SecKeyOperationType,
     _ algorithm: SecKeyAlgorithm
 ) -> Bool {
-    guard let parsed = SignatureAlgorithm(algorithm), parsed.fits(key) else { return false }
     switch operation {
-    case .sign: return key.isPrivate
-    case .verify: return true
-    default: return false
+    case .sign, .verify:
+        guard let parsed = SignatureAlgorithm(algorithm), parsed.fits(key) else { return false }
+        return operation == .verify || key.isPrivate
+    case .encrypt, .decrypt:
+        guard let parsed = EncryptionAlgorithm(algorithm), parsed.fits(key) else { return false }
+        return operation == .encrypt || key.isPrivate
+    case .keyExchange:
+        return KeyExchangeAlgorithm(algorithm) != nil && !key.isRSA && key.isPrivate
     }
 }
 
