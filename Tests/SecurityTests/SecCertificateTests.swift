@@ -38,15 +38,7 @@ private struct OpenSSLCertificate {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
     static func run(_ arguments: [String], in directory: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(arguments.joined(separator: " "))")
+        #expect(try runTool(arguments, in: directory) == 0, "\(arguments.joined(separator: " "))")
     }
 }
 
