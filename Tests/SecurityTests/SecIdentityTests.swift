@@ -117,6 +117,23 @@ struct SecIdentityTests {
         }
     }
 
+    @Test func referencesAreToldApartByTypeIDAsOnApple() throws {
+        let made = try OpenSSLIdentity(commonName: "typeid.example.test")
+        try withTemporaryKeychain { _ in
+            made.storeParts()
+            let (_, found) = Sec.copy([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true])
+            let item = try #require(found)
+            // The iOS idiom: check the type ID, then force-cast.
+            #expect(CFGetTypeID(item) == SecIdentityGetTypeID())
+            let identity = item as! SecIdentity
+            #expect(parts(of: identity).0 == made.certificate)
+            #expect(CFGetTypeID(made.certificate) == SecCertificateGetTypeID())
+            #expect(CFGetTypeID(made.privateKey) == SecKeyGetTypeID())
+            #expect(Set([SecKeyGetTypeID(), SecCertificateGetTypeID(), SecIdentityGetTypeID()]).count == 3)
+            #expect(CFGetTypeID(made.privateKey) != CFDataGetTypeID())
+        }
+    }
+
     @Test func identityAttributesComeFromKeyAndCertificate() throws {
         let made = try OpenSSLIdentity(commonName: "attrs.example.test")
         try withTemporaryKeychain { _ in

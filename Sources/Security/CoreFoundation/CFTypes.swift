@@ -113,6 +113,10 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     case is NSArray: CFArrayGetTypeID()
     case is NSDate: CFDateGetTypeID()
     case is NSError: CFErrorGetTypeID()
+    case is SecKey: SecKeyGetTypeID()
+    case is SecCertificate: SecCertificateGetTypeID()
+    case is SecIdentity: SecIdentityGetTypeID()
+    case is SecAccessControl: SecAccessControlGetTypeID()
     default: 0
     }
 }
@@ -133,6 +137,12 @@ public func CFArrayGetTypeID() -> CFTypeID { 19 }
 public func CFDateGetTypeID() -> CFTypeID { 42 }
 /// `CFErrorGetTypeID`.
 public func CFErrorGetTypeID() -> CFTypeID { 43 }
+/// `SecKeyGetTypeID`: compare with `CFGetTypeID(item)` before `item as! SecKey`, as on Apple platforms.
+public func SecKeyGetTypeID() -> CFTypeID { 301 }
+/// `SecCertificateGetTypeID`: compare with `CFGetTypeID(item)` before `item as! SecCertificate`.
+public func SecCertificateGetTypeID() -> CFTypeID { 302 }
+/// `SecIdentityGetTypeID`: compare with `CFGetTypeID(item)` before `item as! SecIdentity`.
+public func SecIdentityGetTypeID() -> CFTypeID { 303 }
 
 /// How booleans are told apart from numbers on swift-corelibs-foundation.
 enum CFTypeCheck {
