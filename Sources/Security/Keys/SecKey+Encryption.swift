@@ -207,7 +207,7 @@ extension SecKey {
     }
 
     /// The raw public operation `m^e mod n` for this public RSA key.
-    private func rawPublicOperation() throws -> RSARawPublicOperation {
+    func rawPublicOperation() throws -> RSARawPublicOperation {
         guard case .rsaPublic(let key) = material else { throw SecKeyError(errSecParam, "Not an RSA public key.") }
         do {
             let primitives = try key.getKeyPrimitives()
@@ -223,7 +223,7 @@ extension SecKey {
     /// primitive (BoringSSL `RSA_sign_raw` without padding: blinded, CRT, result verified).
     ///
     /// - Throws: The generic decryption error when the input is not below the modulus.
-    private func rawPrivateOperation(_ block: [UInt8]) throws -> [UInt8] {
+    func rawPrivateOperation(_ block: [UInt8]) throws -> [UInt8] {
         guard case .rsaPrivate(let key) = material else { throw SecKeyError(errSecParam, "Not an RSA private key.") }
         do {
             let raw = try _RSA.BlindSigning.PrivateKey<SHA384>(derRepresentation: key.derRepresentation)

@@ -3,14 +3,15 @@ import Crypto
 import Foundation
 import _CryptoExtras
 
-/// The length of a caller-supplied digest.
+/// The length of a digest handed to swift-crypto's ECDSA.
 protocol DigestLength: Sendable {
     static var count: Int { get }
 }
 
 enum DigestLength32: DigestLength { static var count: Int { 32 } }
 enum DigestLength48: DigestLength { static var count: Int { 48 } }
-enum DigestLength64: DigestLength { static var count: Int { 64 } }
+enum DigestLength65: DigestLength { static var count: Int { 65 } }
+enum DigestLength66: DigestLength { static var count: Int { 66 } }
 
 /// Digest bytes computed elsewhere (by the caller for the `Digest` algorithms), as a swift-crypto `Digest`.
 struct RawDigest<Length: DigestLength>: Digest {
@@ -27,73 +28,79 @@ struct RawDigest<Length: DigestLength>: Digest {
     var description: String { "RawDigest(\(bytes.count) bytes)" }
 }
 
+extension SignatureAlgorithm.Hash {
+    /// The digest of the concatenation of `parts`.
+    func digest(_ parts: [UInt8]...) -> [UInt8] {
+        switch self {
+        case .sha1: Self.run(Insecure.SHA1(), parts)
+        case .sha224: SHA224.hash(parts.flatMap { $0 })
+        case .sha256: Self.run(SHA256(), parts)
+        case .sha384: Self.run(SHA384(), parts)
+        case .sha512: Self.run(SHA512(), parts)
+        }
+    }
+
+    private static func run<H: HashFunction>(_ hasher: H, _ parts: [[UInt8]]) -> [UInt8] {
+        var hasher = hasher
+        for part in parts { hasher.update(data: part) }
+        return Array(hasher.finalize())
+    }
+}
+
 extension SignatureAlgorithm {
-    var scheme: Scheme {
-        switch self {
-        case .algorithm(let scheme, _): scheme
-        }
-    }
-
-    var hash: Hash {
-        switch self {
-        case .algorithm(_, let hash): hash
-        }
-    }
-
-    var digestLength: Int {
-        switch hash {
-        case .sha256: 32
-        case .sha384: 48
-        case .sha512: 64
-        }
-    }
-
     /// Whether `key` can run this algorithm (EC schemes on EC keys, RSA schemes on RSA keys).
     func fits(_ key: SecKey) -> Bool {
         switch scheme {
-        case .ecdsaMessage, .ecdsaDigest: !key.isRSA
-        case .rsaPKCS1, .rsaPSS: key.isRSA
+        case .ecdsaX962, .ecdsaRFC4754: !key.isRSA
+        case .rsaPKCS1v15, .rsaPSS, .rsaRaw: key.isRSA
         }
     }
 
-    /// The digest the signature covers: of the message, or the caller's digest (checked for length).
-    func digest(of input: Data) throws -> [UInt8] {
-        if scheme == .ecdsaDigest {
-            guard input.count == digestLength else {
-                throw SecKeyError(errSecParam, "The digest must be \(digestLength) bytes long, not \(input.count).")
+    /// The bytes the scheme signs: the message's digest, the caller's digest (checked for length), or the
+    /// caller's bytes as they are.
+    ///
+    /// - Throws: `SecKeyError` (`errSecParam`) for a digest of the wrong length.
+    func signedBytes(_ input: Data) throws -> [UInt8] {
+        switch self.input {
+        case .message(let hash):
+            return hash.digest([UInt8](input))
+        case .digest(let hash):
+            guard input.count == hash.byteCount else {
+                throw SecKeyError(
+                    errSecParam,
+                    "The digest for this algorithm must be \(hash.byteCount) bytes long, not \(input.count)."
+                )
             }
             return [UInt8](input)
-        }
-        switch hash {
-        case .sha256: return Array(SHA256.hash(data: input))
-        case .sha384: return Array(SHA384.hash(data: input))
-        case .sha512: return Array(SHA512.hash(data: input))
+        case .raw:
+            return [UInt8](input)
         }
     }
 }
 
 extension SecKey {
     /// Signs with the private key.
+    ///
+    /// - Throws: `SecKeyError`: `errSecParam` for a public key, a wrong digest length or input the key cannot
+    ///   sign; `errSecInternal` when the underlying library fails.
     func sign(_ algorithm: SignatureAlgorithm, _ input: Data) throws -> Data {
-        let digest = try algorithm.digest(of: input)
+        guard isPrivate else { throw SecKeyError(errSecParam, "A public key cannot sign; use the private key.") }
         do {
+            if isRSA { return try rsaSign(algorithm, input) }
+            let bytes = try algorithm.signedBytes(input)
+            let rfc4754 = algorithm.scheme == .ecdsaRFC4754
             switch material {
             case .p256Private(let key):
-                return try Self.withDigest(digest) { try key.signature(for: $0).derRepresentation }
+                let signature = try Self.withECDSADigest(bytes, curveBits: 256) { try key.signature(for: $0) }
+                return rfc4754 ? signature.rawRepresentation : signature.derRepresentation
             case .p384Private(let key):
-                return try Self.withDigest(digest) { try key.signature(for: $0).derRepresentation }
+                let signature = try Self.withECDSADigest(bytes, curveBits: 384) { try key.signature(for: $0) }
+                return rfc4754 ? signature.rawRepresentation : signature.derRepresentation
             case .p521Private(let key):
-                return try Self.withDigest(digest) { try key.signature(for: $0).derRepresentation }
-            case .rsaPrivate(let key):
-                // RSA needs swift-crypto's own digest types: they name the hash in the PKCS#1 DigestInfo.
-                let padding: _RSA.Signing.Padding = algorithm.scheme == .rsaPSS ? .PSS : .insecurePKCS1v1_5
-                return switch algorithm.hash {
-                case .sha256: try key.signature(for: SHA256.hash(data: input), padding: padding).rawRepresentation
-                case .sha384: try key.signature(for: SHA384.hash(data: input), padding: padding).rawRepresentation
-                case .sha512: try key.signature(for: SHA512.hash(data: input), padding: padding).rawRepresentation
-                }
-            case .p256Public, .p384Public, .p521Public, .rsaPublic:
-                throw SecKeyError(errSecParam, "A public key cannot sign; use the private key.")
+                let signature = try Self.withECDSADigest(bytes, curveBits: 521) { try key.signature(for: $0) }
+                return rfc4754 ? signature.rawRepresentation : signature.derRepresentation
+            case .p256Public, .p384Public, .p521Public, .rsaPrivate, .rsaPublic:
+                throw SecKeyError(errSecParam, "This key cannot sign with this algorithm.")
             }
         } catch let error as SecKeyError {
             throw error
@@ -103,38 +110,187 @@ extension SecKey {
     }
 
     /// Verifies a signature with the public key (or the public half of a private key).
+    ///
+    /// - Returns: Whether the signature is valid; malformed signatures are simply invalid.
+    /// - Throws: `SecKeyError` (`errSecParam`) for a digest of the wrong length.
     func verify(_ algorithm: SignatureAlgorithm, _ input: Data, _ signature: Data) throws -> Bool {
-        let digest = try algorithm.digest(of: input)
+        if isRSA { return try rsaVerify(algorithm, input, signature) }
+        let bytes = try algorithm.signedBytes(input)
+        let rfc4754 = algorithm.scheme == .ecdsaRFC4754
         switch publicKey.material {
         case .p256Public(let key):
-            guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
-            return Self.withDigest(digest) { key.isValidSignature(parsed, for: $0) }
+            let parsed =
+                rfc4754
+                ? try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+                : try? P256.Signing.ECDSASignature(derRepresentation: signature)
+            guard let parsed else { return false }
+            return Self.withECDSADigest(bytes, curveBits: 256) { key.isValidSignature(parsed, for: $0) }
         case .p384Public(let key):
-            guard let parsed = try? P384.Signing.ECDSASignature(derRepresentation: signature) else { return false }
-            return Self.withDigest(digest) { key.isValidSignature(parsed, for: $0) }
+            let parsed =
+                rfc4754
+                ? try? P384.Signing.ECDSASignature(rawRepresentation: signature)
+                : try? P384.Signing.ECDSASignature(derRepresentation: signature)
+            guard let parsed else { return false }
+            return Self.withECDSADigest(bytes, curveBits: 384) { key.isValidSignature(parsed, for: $0) }
         case .p521Public(let key):
-            guard let parsed = try? P521.Signing.ECDSASignature(derRepresentation: signature) else { return false }
-            return Self.withDigest(digest) { key.isValidSignature(parsed, for: $0) }
-        case .rsaPublic(let key):
-            let padding: _RSA.Signing.Padding = algorithm.scheme == .rsaPSS ? .PSS : .insecurePKCS1v1_5
-            let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
-            return switch algorithm.hash {
-            case .sha256: key.isValidSignature(parsed, for: SHA256.hash(data: input), padding: padding)
-            case .sha384: key.isValidSignature(parsed, for: SHA384.hash(data: input), padding: padding)
-            case .sha512: key.isValidSignature(parsed, for: SHA512.hash(data: input), padding: padding)
-            }
-        case .p256Private, .p384Private, .p521Private, .rsaPrivate:
-            return false  // unreachable: publicKey is public
+            let parsed =
+                rfc4754
+                ? try? P521.Signing.ECDSASignature(rawRepresentation: signature)
+                : try? P521.Signing.ECDSASignature(derRepresentation: signature)
+            guard let parsed else { return false }
+            return Self.withECDSADigest(bytes, curveBits: 521) { key.isValidSignature(parsed, for: $0) }
+        case .p256Private, .p384Private, .p521Private, .rsaPrivate, .rsaPublic:
+            return false  // unreachable: publicKey is public, and RSA returned above
         }
     }
 
-    /// Runs `body` with the digest bytes typed by their length.
-    private static func withDigest<R>(_ bytes: [UInt8], _ body: (any Digest) throws -> R) rethrows -> R {
+    /// Runs `body` with `digest` reduced to what ECDSA signs (X9.62 / SEC 1 §4.1.3 step 5: the leftmost
+    /// `curveBits` bits), typed by length for swift-crypto.
+    ///
+    /// A digest at least as long as the order keeps its first `⌈curveBits/8⌉` bytes (BoringSSL shifts away the
+    /// extra bits of P-521's 66th byte); a shorter one is left-padded with zeros to `⌊curveBits/8⌋` bytes, which
+    /// keeps its value and needs no shift.
+    private static func withECDSADigest<R>(
+        _ digest: [UInt8],
+        curveBits: Int,
+        _ body: (any Digest) throws -> R
+    ) rethrows -> R {
+        let orderBytes = (curveBits + 7) / 8
+        let bytes =
+            digest.count >= orderBytes
+            ? Array(digest.prefix(orderBytes))
+            : [UInt8](repeating: 0, count: curveBits / 8 - digest.count) + digest
         switch bytes.count {
-        case 32: try body(RawDigest<DigestLength32>(bytes: bytes))
-        case 48: try body(RawDigest<DigestLength48>(bytes: bytes))
-        default: try body(RawDigest<DigestLength64>(bytes: bytes))
+        case 32: return try body(RawDigest<DigestLength32>(bytes: bytes))
+        case 48: return try body(RawDigest<DigestLength48>(bytes: bytes))
+        case 65: return try body(RawDigest<DigestLength65>(bytes: bytes))
+        default: return try body(RawDigest<DigestLength66>(bytes: bytes))
         }
+    }
+
+    // MARK: RSA
+
+    /// RSA signing: swift-crypto (BoringSSL) for message algorithms over SHA-1/256/384/512, the encodings of
+    /// `RSASignaturePadding` over the raw private operation otherwise.
+    private func rsaSign(_ algorithm: SignatureAlgorithm, _ input: Data) throws -> Data {
+        guard case .rsaPrivate(let key) = material else { throw SecKeyError(errSecParam, "Not an RSA private key.") }
+        if case .message(let hash) = algorithm.input,
+            let signature = try Self.swiftCryptoSignature(key, hash, input, algorithm.scheme == .rsaPSS)
+        {
+            return signature
+        }
+        let bytes = try algorithm.signedBytes(input)
+        let block: [UInt8]
+        if algorithm.scheme == .rsaRaw {
+            guard bytes.count <= blockSize else {
+                throw SecKeyError(errSecParam, "The input is longer than the RSA modulus (\(blockSize) bytes).")
+            }
+            block = [UInt8](repeating: 0, count: blockSize - bytes.count) + bytes
+            guard block.lexicographicallyPrecedes(try rsaModulus()) else {
+                throw SecKeyError(errSecParam, "The input must be a number below the RSA modulus.")
+            }
+        } else {
+            block = try rsaEncoding(algorithm, bytes)
+        }
+        do {
+            return Data(try rawPrivateOperation(block))
+        } catch {
+            throw SecKeyError(errSecParam, "The RSA private-key operation failed.")
+        }
+    }
+
+    /// The PKCS#1 v1.5 or PSS block for a digest (`bytes` is the digest: of the message, or the caller's).
+    private func rsaEncoding(_ algorithm: SignatureAlgorithm, _ bytes: [UInt8]) throws -> [UInt8] {
+        switch (algorithm.scheme, algorithm.input) {
+        case (.rsaPSS, .message(let hash)), (.rsaPSS, .digest(let hash)):
+            return try RSASignaturePadding.pss(bytes, hash: hash, modulusBits: sizeInBits, byteCount: blockSize)
+        case (.rsaPKCS1v15, .message(let hash)), (.rsaPKCS1v15, .digest(let hash)):
+            return try RSASignaturePadding.pkcs1v15(bytes, hash: hash, byteCount: blockSize)
+        case (.rsaPKCS1v15, .raw):
+            return try RSASignaturePadding.pkcs1v15(bytes, hash: nil, byteCount: blockSize)
+        default:
+            throw SecKeyError(errSecParam, "This key cannot sign with this algorithm.")
+        }
+    }
+
+    /// A swift-crypto signature of `message`, or `nil` for SHA-224, which swift-crypto lacks.
+    ///
+    /// swift-crypto names the hash in the DigestInfo and the PSS parameters from the digest's type, so the
+    /// message is hashed here with that type.
+    private static func swiftCryptoSignature(
+        _ key: _RSA.Signing.PrivateKey,
+        _ hash: SignatureAlgorithm.Hash,
+        _ message: Data,
+        _ pss: Bool
+    ) throws -> Data? {
+        let padding: _RSA.Signing.Padding = pss ? .PSS : .insecurePKCS1v1_5
+        return switch hash {
+        case .sha1: try key.signature(for: Insecure.SHA1.hash(data: message), padding: padding).rawRepresentation
+        case .sha224: nil
+        case .sha256: try key.signature(for: SHA256.hash(data: message), padding: padding).rawRepresentation
+        case .sha384: try key.signature(for: SHA384.hash(data: message), padding: padding).rawRepresentation
+        case .sha512: try key.signature(for: SHA512.hash(data: message), padding: padding).rawRepresentation
+        }
+    }
+
+    /// swift-crypto's verdict on a signature of `message`, or `nil` for SHA-224.
+    private static func swiftCryptoVerdict(
+        _ key: _RSA.Signing.PublicKey,
+        _ hash: SignatureAlgorithm.Hash,
+        _ message: Data,
+        _ signature: Data,
+        _ pss: Bool
+    ) -> Bool? {
+        let padding: _RSA.Signing.Padding = pss ? .PSS : .insecurePKCS1v1_5
+        let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
+        return switch hash {
+        case .sha1: key.isValidSignature(parsed, for: Insecure.SHA1.hash(data: message), padding: padding)
+        case .sha224: nil
+        case .sha256: key.isValidSignature(parsed, for: SHA256.hash(data: message), padding: padding)
+        case .sha384: key.isValidSignature(parsed, for: SHA384.hash(data: message), padding: padding)
+        case .sha512: key.isValidSignature(parsed, for: SHA512.hash(data: message), padding: padding)
+        }
+    }
+
+    /// RSA verification: swift-crypto where it can; otherwise the raw public operation, then a comparison with
+    /// the expected block (PKCS#1 v1.5, raw) or EMSA-PSS-VERIFY.
+    ///
+    /// - Throws: `SecKeyError` (`errSecParam`) for a digest of the wrong length.
+    private func rsaVerify(_ algorithm: SignatureAlgorithm, _ input: Data, _ signature: Data) throws -> Bool {
+        guard case .rsaPublic(let key) = publicKey.material else { return false }
+        if case .message(let hash) = algorithm.input,
+            let verdict = Self.swiftCryptoVerdict(key, hash, input, signature, algorithm.scheme == .rsaPSS)
+        {
+            return verdict
+        }
+        let bytes = try algorithm.signedBytes(input)
+        guard signature.count == blockSize,
+            let recovered = try? publicKey.rawPublicOperation().apply([UInt8](signature))
+        else {
+            return false
+        }
+        switch (algorithm.scheme, algorithm.input) {
+        case (.rsaRaw, _):
+            // m = s^e mod n must be the caller's number (leading zero bytes do not count).
+            return RSASignaturePadding.constantTimeEqual(
+                Array(recovered.drop { $0 == 0 }),
+                Array(bytes.drop { $0 == 0 })
+            )
+        case (.rsaPSS, .message(let hash)), (.rsaPSS, .digest(let hash)):
+            return RSASignaturePadding.isPSSEncoding(recovered, of: bytes, hash: hash, modulusBits: sizeInBits)
+        default:
+            guard let expected = try? rsaEncoding(algorithm, bytes) else { return false }
+            return RSASignaturePadding.constantTimeEqual(recovered, expected)
+        }
+    }
+
+    /// The RSA modulus, big-endian, `blockSize` bytes.
+    private func rsaModulus() throws -> [UInt8] {
+        guard case .rsaPublic(let key) = publicKey.material, let modulus = try? key.getKeyPrimitives().modulus else {
+            throw SecKeyError(errSecParam, "The RSA public key is not usable.")
+        }
+        let trimmed = Array(modulus.drop { $0 == 0 })
+        return [UInt8](repeating: 0, count: max(blockSize - trimmed.count, 0)) + trimmed
     }
 }
 #endif

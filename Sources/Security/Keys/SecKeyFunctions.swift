@@ -190,9 +190,11 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int {
 
 /// `SecKeyIsAlgorithmSupported`: whether `key` can run `algorithm` for `operation` (mirrors Apple's function).
 ///
-/// Signing (private keys) and verification (public and private keys) with the ECDSA X9.62 and RSA PKCS#1 v1.5 /
-/// PSS algorithms; encryption (public and private keys) and decryption (private keys) with the RSA and ECIES
-/// algorithms; key exchange (EC private keys) with the ECDH algorithms.
+/// Signing (private keys) and verification (public and private keys) with every `kSecKeyAlgorithm*Signature*`
+/// constant defined here (ECDSA X9.62 and RFC 4754; RSA PKCS#1 v1.5, PSS and raw; SHA-1 to SHA-512, MD5
+/// excluded), EC algorithms on EC keys and RSA algorithms on RSA keys; encryption (public and private keys) and
+/// decryption (private keys) with the RSA and ECIES algorithms; key exchange (EC private keys) with the ECDH
+/// algorithms.
 public func SecKeyIsAlgorithmSupported(
     _ key: SecKey,
     _ operation: SecKeyOperationType,
@@ -212,13 +214,28 @@ public func SecKeyIsAlgorithmSupported(
 
 /// `SecKeyCreateSignature`: signs `dataToSign` with a private key (mirrors Apple's function).
 ///
-/// ECDSA signatures are DER (X9.62); RSA signatures are the raw modulus-sized block.
+/// ECDSA signatures are DER (X9.62), or `r ‖ s` each padded to the key's block size for
+/// `kSecKeyAlgorithmECDSASignatureRFC4754`; RSA signatures are one block of `SecKeyGetBlockSize(key)` bytes.
+/// What `dataToSign` holds depends on the algorithm:
+/// - `…Message…`: the message, hashed here (SHA-224 by this module's own implementation);
+/// - `…Digest…SHA*`: the caller's digest, exactly as long as that hash's output;
+/// - `kSecKeyAlgorithmECDSASignatureDigestX962` / `…RFC4754`: a digest of any length (X9.62 truncation);
+/// - `kSecKeyAlgorithmRSASignatureDigestPKCS1v15Raw`: bytes padded as PKCS#1 v1.5 without a DigestInfo (at most
+///   block size − 11);
+/// - `kSecKeyAlgorithmRSASignatureRaw`: a big-endian number below the modulus, signed with no padding.
+///
+/// RSA PKCS#1 v1.5 and PSS over SHA-1/256/384/512 messages run in swift-crypto (BoringSSL); SHA-224, the
+/// `Digest` variants and the raw algorithms use EMSA encodings implemented here over the raw RSA operation.
+///
+/// Known difference from Apple: `kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA*` checks the digest length
+/// (Apple signs a DigestInfo around bytes of any length) (`SecKeySignatureAlgorithmTests`).
 ///
 /// - Parameters:
 ///   - key: A private key.
 ///   - algorithm: One of the `kSecKeyAlgorithm*Signature*` constants defined here.
-///   - dataToSign: The message, or the digest for the `Digest` algorithms.
-///   - error: Receives a `CFError` (`errSecParam`) for a public key, a wrong algorithm or a wrong digest length.
+///   - dataToSign: The message, the digest or the raw input, as the algorithm says.
+///   - error: Receives a `CFError` (`errSecParam`) for a public key, an algorithm the key cannot run, a wrong
+///     digest length, input too long for the key, or raw input not below the modulus.
 /// - Returns: The signature, or `nil` on failure.
 public func SecKeyCreateSignature(
     _ key: SecKey,
@@ -242,15 +259,21 @@ public func SecKeyCreateSignature(
 
 /// `SecKeyVerifySignature`: checks a signature with a public key (mirrors Apple's function).
 ///
-/// A private key verifies with its public half.
+/// A private key verifies with its public half. `signedData` is what `SecKeyCreateSignature` signed (message,
+/// digest or raw input). A malformed signature (not DER, wrong length, not below the modulus) is reported as a
+/// wrong signature. For `kSecKeyAlgorithmRSASignatureRaw` the signature is valid when `s^e mod n` equals
+/// `signedData` read as a number.
+///
+/// Known difference from Apple: for `kSecKeyAlgorithmRSASignatureRaw`, leading zero bytes of `signedData` do
+/// not count (Apple compares them as bytes) (`SecKeySignatureAlgorithmTests`).
 ///
 /// - Parameters:
 ///   - key: The public key.
 ///   - algorithm: The algorithm the signature was made with.
-///   - signedData: The message, or the digest for the `Digest` algorithms.
+///   - signedData: The message, the digest or the raw input, as the algorithm says.
 ///   - signature: The signature.
-///   - error: Receives a `CFError`: `errSecVerifyFailed` for a wrong signature, `errSecParam` for a wrong
-///     algorithm.
+///   - error: Receives a `CFError`: `errSecVerifyFailed` for a wrong signature, `errSecParam` for an algorithm
+///     the key cannot run or a digest of the wrong length.
 /// - Returns: `true` when the signature is valid.
 public func SecKeyVerifySignature(
     _ key: SecKey,
