@@ -30,6 +30,53 @@ struct SampleRunTests {
         try LatchkeySecurity.withStore(store, operation: body)
     }
 
+    @Test func keyAndIdentitySampleRuns() throws {
+        try withKeychain {
+            let key = try KeyAndIdentitySample.makeSigningKey(tag: "com.example.sample.key")
+            #expect(try KeyAndIdentitySample.loadKey(tag: "com.example.sample.key") == key)
+            #expect(try KeyAndIdentitySample.signAndVerify(Data("hello".utf8), with: key))
+            let rsa = try #require(
+                SecKeyCreateRandomKey(
+                    [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits: 2048] as CFDictionary,
+                    nil
+                )
+            )
+            #expect(try KeyAndIdentitySample.roundTrip(Data("secret".utf8), with: rsa) == Data("secret".utf8))
+            let peer = try #require(
+                SecKeyCreateRandomKey(
+                    [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256] as CFDictionary,
+                    nil
+                )
+            )
+            let ours = try KeyAndIdentitySample.sharedKey(key, try #require(SecKeyCopyPublicKey(peer)))
+            #expect(ours == (try KeyAndIdentitySample.sharedKey(peer, try #require(SecKeyCopyPublicKey(key)))))
+            #expect(throws: KeyAndIdentitySample.Failure.self) { try KeyAndIdentitySample.storedIdentityCommonName() }
+
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sample-p12-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try Data("[req]\ndistinguished_name = dn\n[dn]\n".utf8).write(to: directory.appendingPathComponent("r.cnf"))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [
+                "-c",
+                "openssl req -x509 -config r.cnf -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout k.pem"
+                    + " -out c.pem -days 2 -subj /CN=sample.example.test 2>/dev/null && openssl pkcs12 -export"
+                    + " -inkey k.pem -in c.pem -passout pass:pw -out i.p12",
+            ]
+            process.currentDirectoryURL = directory
+            try process.run()
+            process.waitUntilExit()
+            try #require(process.terminationStatus == 0)
+            let p12 = try Data(contentsOf: directory.appendingPathComponent("i.p12"))
+            #expect(throws: KeyAndIdentitySample.Failure.self) {
+                try KeyAndIdentitySample.importIdentity(p12, password: "wrong")
+            }
+            _ = try KeyAndIdentitySample.importIdentity(p12, password: "pw")
+            #expect(try KeyAndIdentitySample.storedIdentityCommonName() == "sample.example.test")
+        }
+    }
+
     @Test func internetPasswordSampleRuns() throws {
         try withKeychain {
             #expect(throws: KeychainError.noPassword) { try InternetPasswordSample.search() }

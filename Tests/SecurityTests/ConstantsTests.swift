@@ -15,6 +15,10 @@ struct ConstantCase: Sendable, CustomTestStringConvertible {
         self.expected = expected
     }
 
+    init(_ name: String, _ value: SecKeyAlgorithm, _ expected: String) {
+        self.init(name, value.rawValue, expected)
+    }
+
     var testDescription: String { name }
 }
 
@@ -550,6 +554,27 @@ struct ConstantsTests {
     @Test(arguments: statuses)
     func errorMessageStringIsApples(_ status: StatusCase) {
         #expect(SecCopyErrorMessageString(status.status, nil) as String? == status.message)
+    }
+
+    @Test func algorithmMembersAreApplesSwiftNames() {
+        // Swift code on Apple platforms writes `.ecdsaSignatureMessageX962SHA256`, not the C names.
+        let members: [(SecKeyAlgorithm, String)] = [
+            (.ecdsaSignatureMessageX962SHA256, "algid:sign:ECDSA:message-X962:SHA256"),
+            (.rsaSignatureMessagePSSSHA256, "algid:sign:RSA:message-PSS:SHA256:SHA256:32"),
+            (.rsaEncryptionOAEPSHA256, "algid:encrypt:RSA:OAEP:SHA256"),
+            (.rsaEncryptionPKCS1, "algid:encrypt:RSA:PKCS1"),
+            (
+                .eciesEncryptionStandardVariableIVX963SHA256AESGCM,
+                "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV"
+            ),
+            (.ecdhKeyExchangeStandardX963SHA256, "algid:keyexchange:ECDH:KDFX963:SHA256"),
+        ]
+        for (member, raw) in members {
+            #expect(member.rawValue as String == raw)
+            #expect(SecKeyAlgorithm(rawValue: raw as CFString) == member)
+        }
+        #expect(SecKeyKeyExchangeParameter.requestedSize.rawValue as String == "requestedSize")
+        #expect(SecKeyKeyExchangeParameter.sharedInfo.rawValue as String == "sharedInfo")
     }
 
     @Test func unknownStatusMessageNamesTheCode() {

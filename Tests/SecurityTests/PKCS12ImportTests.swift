@@ -95,22 +95,22 @@ struct KeySpec: Sendable, CustomStringConvertible {
     static let p256 = KeySpec(
         description: "P-256",
         newKeyArguments: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"],
-        signature: kSecKeyAlgorithmECDSASignatureMessageX962SHA256 as String
+        signature: kSecKeyAlgorithmECDSASignatureMessageX962SHA256.rawValue as String
     )
     static let p384 = KeySpec(
         description: "P-384",
         newKeyArguments: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:secp384r1"],
-        signature: kSecKeyAlgorithmECDSASignatureMessageX962SHA256 as String
+        signature: kSecKeyAlgorithmECDSASignatureMessageX962SHA256.rawValue as String
     )
     static let p521 = KeySpec(
         description: "P-521",
         newKeyArguments: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:secp521r1"],
-        signature: kSecKeyAlgorithmECDSASignatureMessageX962SHA256 as String
+        signature: kSecKeyAlgorithmECDSASignatureMessageX962SHA256.rawValue as String
     )
     static let rsa2048 = KeySpec(
         description: "RSA-2048",
         newKeyArguments: ["-newkey", "rsa:2048"],
-        signature: kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256 as String
+        signature: kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256.rawValue as String
     )
 }
 
@@ -142,7 +142,7 @@ private func expectSigns(_ identity: SecIdentity, _ spec: KeySpec, certificate: 
     var key: SecKey?
     #expect(SecIdentityCopyPrivateKey(identity, &key) == errSecSuccess)
     let privateKey = try #require(key)
-    let algorithm = spec.signature as SecKeyAlgorithm
+    let algorithm = SecKeyAlgorithm(rawValue: spec.signature as CFString)
     let message = Data("signed by an imported identity".utf8)
     let (signature, signError) = capturingCFError {
         SecKeyCreateSignature(privateKey, algorithm, message as CFData, $0)

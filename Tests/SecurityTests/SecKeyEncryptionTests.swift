@@ -154,7 +154,7 @@ struct SecKeyEncryptionTests {
     func rsaCiphertextsInteroperateWithOpenSSLBothWays(_ test: RSACase) throws {
         let rsa = try OpenSSLRSAKey()
         defer { try? FileManager.default.removeItem(at: rsa.directory) }
-        let algorithm = test.algorithm as CFString
+        let algorithm = SecKeyAlgorithm(rawValue: test.algorithm as CFString)
         let options = test.openssl.flatMap { ["-pkeyopt", $0] }
         let message = randomBytes(SecKeyGetBlockSize(rsa.key) - test.overhead)  // the longest allowed
         try message.write(to: rsa.file("msg.bin"))
@@ -292,9 +292,15 @@ struct SecKeyEncryptionTests {
         expectParamError(encrypt(rsa, kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM, message))
         expectParamError(decrypt(rsa, kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM, rsaCiphertext))
         expectParamError(encrypt(rsa, kSecKeyAlgorithmRSASignatureMessagePSSSHA256, message))
-        expectParamError(encrypt(rsa, "algid:encrypt:RSA:OAEP:MD5" as CFString, message))
-        expectParamError(encrypt(ec, "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM-KDFIV" as CFString, message))
-        expectParamError(encrypt(ec, "" as CFString, message))
+        expectParamError(encrypt(rsa, SecKeyAlgorithm(rawValue: "algid:encrypt:RSA:OAEP:MD5" as CFString), message))
+        expectParamError(
+            encrypt(
+                ec,
+                SecKeyAlgorithm(rawValue: "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM-KDFIV" as CFString),
+                message
+            )
+        )
+        expectParamError(encrypt(ec, SecKeyAlgorithm(rawValue: "" as CFString), message))
         #expect(!SecKeyIsAlgorithmSupported(ec, .encrypt, kSecKeyAlgorithmRSAEncryptionOAEPSHA256))
         #expect(!SecKeyIsAlgorithmSupported(rsa, .sign, kSecKeyAlgorithmRSAEncryptionOAEPSHA256))
         #expect(!SecKeyIsAlgorithmSupported(rsa, .encrypt, kSecKeyAlgorithmRSASignatureMessagePSSSHA256))
@@ -327,7 +333,7 @@ struct SecKeyEncryptionTests {
     func eciesRoundTripsAndRejectsTampering(_ test: ECIESCase) throws {
         let key = try generate(kSecAttrKeyTypeECSECPrimeRandom, test.size)
         let publicKey = try #require(SecKeyCopyPublicKey(key))
-        let algorithm = test.algorithm as CFString
+        let algorithm = SecKeyAlgorithm(rawValue: test.algorithm as CFString)
         let pointLength = 2 * SecKeyGetBlockSize(key) + 1
         let message = Data("ECIES, the Apple way".utf8)
         #expect(SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm))
@@ -357,7 +363,9 @@ struct SecKeyEncryptionTests {
         expectParamError(decrypt(otherKey, algorithm, sealed))
         // The same bytes under the other IV variant do not authenticate.
         let otherVariant = test.variableIV ? String(test.algorithm.dropLast(6)) : test.algorithm + "-KDFIV"
-        if test.hashName != "SHA1" { expectParamError(decrypt(key, otherVariant as CFString, sealed)) }
+        if test.hashName != "SHA1" {
+            expectParamError(decrypt(key, SecKeyAlgorithm(rawValue: otherVariant as CFString), sealed))
+        }
     }
 
     // Skipped (reported as skipped, never silently passed) only where no Python has `cryptography`;
@@ -380,7 +388,7 @@ struct SecKeyEncryptionTests {
         let message = randomBytes(77)
 
         // Ours → Python decrypts.
-        let sealed = try #require(encrypt(key, test.algorithm as CFString, message).0)
+        let sealed = try #require(encrypt(key, SecKeyAlgorithm(rawValue: test.algorithm as CFString), message).0)
         let decryptArguments = [
             python, "-c", pythonECIES, "decrypt", curve, test.hashName, variable, scalar.hex, sealed.hex, "py-plain",
         ]
@@ -393,7 +401,7 @@ struct SecKeyEncryptionTests {
         ]
         #expect(try runTool(encryptArguments, in: directory) == 0)
         let pythonSealed = try Data(contentsOf: directory.appendingPathComponent("py-sealed"))
-        let (plaintext, error) = decrypt(key, test.algorithm as CFString, pythonSealed)
+        let (plaintext, error) = decrypt(key, SecKeyAlgorithm(rawValue: test.algorithm as CFString), pythonSealed)
         #expect(error == nil)
         #expect(plaintext == message)
     }

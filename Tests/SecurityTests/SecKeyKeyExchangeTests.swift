@@ -149,7 +149,7 @@ struct SecKeyKeyExchangeTests {
         let raw = try #require(exchange(alice, kSecKeyAlgorithmECDHKeyExchangeStandard, bobPublic).0)
         var parameters: [String: Any] = [kSecKeyKeyExchangeParameterRequestedSize as String: test.size]
         if let info = test.sharedInfo { parameters[kSecKeyKeyExchangeParameterSharedInfo as String] = info }
-        let algorithm = test.algorithm as CFString
+        let algorithm = SecKeyAlgorithm(rawValue: test.algorithm as CFString)
         let (derived, error) = exchange(alice, algorithm, bobPublic, parameters)
         #expect(error == nil)
         let ours = try #require(derived)
@@ -191,8 +191,8 @@ struct SecKeyKeyExchangeTests {
             (p256, x963, p256Public, [size: -5]),
             (p256, x963, p256Public, [size: Int.max]),
             (p256, x963, p256Public, [size: 32, info: "not data"]),
-            (p256, "algid:keyexchange:ECDH:KDFX963:MD5" as CFString, p256Public, [size: 32]),
-            (p256, "algid:keyexchange:DH" as CFString, p256Public, [:]),
+            (p256, SecKeyAlgorithm(rawValue: "algid:keyexchange:ECDH:KDFX963:MD5" as CFString), p256Public, [size: 32]),
+            (p256, SecKeyAlgorithm(rawValue: "algid:keyexchange:DH" as CFString), p256Public, [:]),
             (p256, kSecKeyAlgorithmECDSASignatureMessageX962SHA256, p256Public, [:]),
         ]
         for (index, (privateKey, algorithm, publicKey, parameters)) in attempts.enumerated() {

@@ -5,13 +5,21 @@ import Testing
 
 private func sign(_ key: SecKey, _ algorithm: String, _ data: Data) -> (Data?, CFError?) {
     let (signature, error) = capturingCFError {
-        SecKeyCreateSignature(key, algorithm as CFString, data as CFData, $0)
+        SecKeyCreateSignature(key, SecKeyAlgorithm(rawValue: algorithm as CFString), data as CFData, $0)
     }
     return (signature.map { Data(referencing: $0) }, error)
 }
 
 private func verify(_ key: SecKey, _ algorithm: String, _ data: Data, _ signature: Data) -> (Bool, CFError?) {
-    capturingCFError { SecKeyVerifySignature(key, algorithm as CFString, data as CFData, signature as CFData, $0) }
+    capturingCFError {
+        SecKeyVerifySignature(
+            key,
+            SecKeyAlgorithm(rawValue: algorithm as CFString),
+            data as CFData,
+            signature as CFData,
+            $0
+        )
+    }
 }
 
 private func code(_ error: CFError?) -> Int? { error.map { CFErrorGetCode($0) } }
@@ -205,7 +213,7 @@ struct SecKeySignatureAlgorithmTests {
         let publicKey = try #require(SecKeyCopyPublicKey(key))
         var input = test.inputLength.map(randomBytes) ?? Data("hello, signatures".utf8)
         if test.algorithm == "algid:sign:RSA:raw" { input[0] = 0 }  // below the modulus
-        let algorithm = test.algorithm as CFString
+        let algorithm = SecKeyAlgorithm(rawValue: test.algorithm as CFString)
         #expect(SecKeyIsAlgorithmSupported(key, .sign, algorithm))
         #expect(SecKeyIsAlgorithmSupported(key, .verify, algorithm))
         #expect(SecKeyIsAlgorithmSupported(publicKey, .verify, algorithm))
@@ -296,7 +304,7 @@ struct SecKeySignatureAlgorithmTests {
             "",
         ] {
             for key in [rsa, ec] {
-                #expect(!SecKeyIsAlgorithmSupported(key, .sign, name as CFString))
+                #expect(!SecKeyIsAlgorithmSupported(key, .sign, SecKeyAlgorithm(rawValue: name as CFString)))
                 #expect(code(sign(key, name, Data("x".utf8)).1) == Int(errSecParam))
             }
         }

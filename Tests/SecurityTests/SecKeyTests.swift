@@ -48,14 +48,14 @@ struct SecKeyTests {
         .init(type: "42", size: 2048, algorithm: "algid:sign:RSA:message-PKCS1v15:SHA256"),
         .init(type: "42", size: 2048, algorithm: "algid:sign:RSA:message-PKCS1v15:SHA384"),
         .init(type: "42", size: 2048, algorithm: "algid:sign:RSA:message-PKCS1v15:SHA512"),
-        .init(type: "42", size: 2048, algorithm: "algid:sign:RSA:message-PSS:SHA256"),
-        .init(type: "42", size: 2048, algorithm: "algid:sign:RSA:message-PSS:SHA512"),
+        .init(type: "42", size: 2048, algorithm: "algid:sign:RSA:message-PSS:SHA256:SHA256:32"),
+        .init(type: "42", size: 2048, algorithm: "algid:sign:RSA:message-PSS:SHA512:SHA512:64"),
     ]
 
     @Test(arguments: signatureCases)
     func signatureVerifiesAndAWrongMessageFails(_ test: SignatureCase) throws {
         let key = try generate(test.type as CFString, test.size)
-        let algorithm = test.algorithm as CFString
+        let algorithm = SecKeyAlgorithm(rawValue: test.algorithm as CFString)
         let message = Data("hello, keychain".utf8)
         #expect(SecKeyIsAlgorithmSupported(key, .sign, algorithm))
         let (signature, error) = sign(key, algorithm, message)
@@ -89,7 +89,11 @@ struct SecKeyTests {
         let (rsaSignature, rsaError) = sign(ecKey, kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256, Data([1]))
         #expect(rsaSignature == nil)
         #expect(rsaError.map { CFErrorGetCode($0) } == Int(errSecParam))
-        let (unknown, unknownError) = sign(ecKey, "algid:encrypt:nonsense" as CFString, Data([1]))
+        let (unknown, unknownError) = sign(
+            ecKey,
+            SecKeyAlgorithm(rawValue: "algid:encrypt:nonsense" as CFString),
+            Data([1])
+        )
         #expect(unknown == nil)
         #expect(unknownError != nil)
         let publicKey = try #require(SecKeyCopyPublicKey(ecKey))

@@ -7,115 +7,112 @@ import Foundation
 
 /// `kSecKeyAlgorithmRSAEncryptionRaw`: textbook RSA (m^e mod n) with no padding; input at most the block size
 /// and numerically below the modulus, output the block size.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionRaw: SecKeyAlgorithm = "algid:encrypt:RSA:raw"
+public let kSecKeyAlgorithmRSAEncryptionRaw: SecKeyAlgorithm = "algid:encrypt:RSA:raw"
 /// `kSecKeyAlgorithmRSAEncryptionPKCS1`: RSAES-PKCS1-v1_5 (RFC 8017 §7.2); at most block size − 11 bytes.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionPKCS1: SecKeyAlgorithm = "algid:encrypt:RSA:PKCS1"
+public let kSecKeyAlgorithmRSAEncryptionPKCS1: SecKeyAlgorithm = "algid:encrypt:RSA:PKCS1"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA1`: RSAES-OAEP (RFC 8017 §7.1), SHA-1 and MGF1-SHA-1, empty label.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA1: SecKeyAlgorithm = "algid:encrypt:RSA:OAEP:SHA1"
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA1: SecKeyAlgorithm = "algid:encrypt:RSA:OAEP:SHA1"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA256`: RSAES-OAEP with SHA-256 and MGF1-SHA-256, empty label.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA256: SecKeyAlgorithm =
     "algid:encrypt:RSA:OAEP:SHA256"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA384`: RSAES-OAEP with SHA-384 and MGF1-SHA-384, empty label.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA384: SecKeyAlgorithm =
     "algid:encrypt:RSA:OAEP:SHA384"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA512`: RSAES-OAEP with SHA-512 and MGF1-SHA-512, empty label.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA512: SecKeyAlgorithm =
     "algid:encrypt:RSA:OAEP:SHA512"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA1AESGCM`: a random AES session key wrapped with RSA-OAEP-SHA1, then
 /// AES-GCM over the data (see `SecKeyCreateEncryptedData` for the layout).
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA1AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA1AESGCM: SecKeyAlgorithm =
     "algid:encrypt:RSA:OAEP:SHA1:AESGCM"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA256AESGCM`: AES session key wrapped with RSA-OAEP-SHA256, then AES-GCM.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA256AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA256AESGCM: SecKeyAlgorithm =
     "algid:encrypt:RSA:OAEP:SHA256:AESGCM"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA384AESGCM`: AES session key wrapped with RSA-OAEP-SHA384, then AES-GCM.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA384AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA384AESGCM: SecKeyAlgorithm =
     "algid:encrypt:RSA:OAEP:SHA384:AESGCM"
 /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA512AESGCM`: AES session key wrapped with RSA-OAEP-SHA512, then AES-GCM.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSAEncryptionOAEPSHA512AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA512AESGCM: SecKeyAlgorithm =
     "algid:encrypt:RSA:OAEP:SHA512:AESGCM"
 
 /// `kSecKeyAlgorithmECIESEncryptionStandardX963SHA1AESGCM`: legacy ECIES, X9.63 KDF with SHA-1, all-zero IV.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA1AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA1AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM`: legacy ECIES, X9.63 KDF with SHA-256, all-zero IV.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionStandardX963SHA384AESGCM`: legacy ECIES, X9.63 KDF with SHA-384, all-zero IV.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA384AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA384AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionStandardX963SHA512AESGCM`: legacy ECIES, X9.63 KDF with SHA-512, all-zero IV.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA512AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA512AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionCofactorX963SHA1AESGCM`: as the Standard variant (cofactor 1 on NIST curves).
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA1AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA1AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionCofactorX963SHA256AESGCM`: as the Standard variant (cofactor 1 on NIST curves).
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA256AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA256AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionCofactorX963SHA384AESGCM`: as the Standard variant (cofactor 1 on NIST curves).
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA384AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA384AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionCofactorX963SHA512AESGCM`: as the Standard variant (cofactor 1 on NIST curves).
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA512AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA512AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM"
 /// `kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM`: ECIES with the AES-GCM IV taken from the
 /// last 16 bytes of the X9.63 (SHA-256) KDF output; Apple's recommended ECIES.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV"
 /// `kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA384AESGCM`: ECIES, KDF-derived IV, SHA-384 KDF.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA384AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA384AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV"
 /// `kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA512AESGCM`: ECIES, KDF-derived IV, SHA-512 KDF.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA512AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA512AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV"
 /// `kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM`: ECIES, KDF-derived IV, SHA-256 KDF
 /// (identical to the Standard variant on NIST curves, whose cofactor is 1).
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV"
 /// `kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA384AESGCM`: ECIES, KDF-derived IV, SHA-384 KDF.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA384AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA384AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV"
 /// `kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA512AESGCM`: ECIES, KDF-derived IV, SHA-512 KDF.
-nonisolated(unsafe) public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA512AESGCM: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA512AESGCM: SecKeyAlgorithm =
     "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV"
 
 /// `kSecKeyAlgorithmECDHKeyExchangeStandard`: ECDH; the result is the shared point's x-coordinate.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandard: SecKeyAlgorithm = "algid:keyexchange:ECDH"
+public let kSecKeyAlgorithmECDHKeyExchangeStandard: SecKeyAlgorithm = "algid:keyexchange:ECDH"
 /// `kSecKeyAlgorithmECDHKeyExchangeCofactor`: cofactor ECDH; identical to the Standard variant on NIST curves.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactor: SecKeyAlgorithm = "algid:keyexchange:ECDHC"
+public let kSecKeyAlgorithmECDHKeyExchangeCofactor: SecKeyAlgorithm = "algid:keyexchange:ECDHC"
 /// `kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA1`: ECDH, then the ANSI X9.63 KDF with SHA-1.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA1: SecKeyAlgorithm =
     "algid:keyexchange:ECDH:KDFX963:SHA1"
 /// `kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256`: ECDH, then the ANSI X9.63 KDF with SHA-256.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256: SecKeyAlgorithm =
     "algid:keyexchange:ECDH:KDFX963:SHA256"
 /// `kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA384`: ECDH, then the ANSI X9.63 KDF with SHA-384.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA384: SecKeyAlgorithm =
     "algid:keyexchange:ECDH:KDFX963:SHA384"
 /// `kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA512`: ECDH, then the ANSI X9.63 KDF with SHA-512.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA512: SecKeyAlgorithm =
     "algid:keyexchange:ECDH:KDFX963:SHA512"
 /// `kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA1`: cofactor ECDH, then the X9.63 KDF with SHA-1.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA1: SecKeyAlgorithm =
     "algid:keyexchange:ECDHC:KDFX963:SHA1"
 /// `kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256`: cofactor ECDH, then the X9.63 KDF with SHA-256.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256: SecKeyAlgorithm =
     "algid:keyexchange:ECDHC:KDFX963:SHA256"
 /// `kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA384`: cofactor ECDH, then the X9.63 KDF with SHA-384.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA384: SecKeyAlgorithm =
     "algid:keyexchange:ECDHC:KDFX963:SHA384"
 /// `kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512`: cofactor ECDH, then the X9.63 KDF with SHA-512.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512: SecKeyAlgorithm =
     "algid:keyexchange:ECDHC:KDFX963:SHA512"
 
-/// `SecKeyKeyExchangeParameter`: a key of the `parameters` dictionary of `SecKeyCopyKeyExchangeResult`.
-public typealias SecKeyKeyExchangeParameter = CFString
-
 /// `kSecKeyKeyExchangeParameterRequestedSize`: the output length in bytes (a `CFNumber`) for the KDF algorithms.
-nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: SecKeyKeyExchangeParameter = "requestedSize"
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = "requestedSize"
 /// `kSecKeyKeyExchangeParameterSharedInfo`: optional `CFData` SharedInfo for the X9.63 KDF.
-nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: SecKeyKeyExchangeParameter = "sharedInfo"
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
 
 /// A hash named in an encryption or key-exchange algorithm.
 enum AlgorithmHash: Sendable {
@@ -172,7 +169,7 @@ enum EncryptionAlgorithm: Sendable {
     case ecies(ECIES)
 
     init?(_ name: SecKeyAlgorithm) {
-        let parts = (name as String).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = (name.rawValue as String).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0] == "algid", parts[1] == "encrypt" else { return nil }
         switch (parts[2], parts.count) {
         case ("RSA", 4) where parts[3] == "raw": self = .rsaRaw
@@ -210,7 +207,7 @@ struct KeyExchangeAlgorithm: Sendable {
     let kdf: AlgorithmHash?
 
     init?(_ name: SecKeyAlgorithm) {
-        let parts = (name as String).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = (name.rawValue as String).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 5, parts[0] == "algid", parts[1] == "keyexchange",
             parts[2] == "ECDH" || parts[2] == "ECDHC"
         else { return nil }

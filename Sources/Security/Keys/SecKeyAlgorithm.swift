@@ -1,9 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
 
-/// `SecKeyAlgorithm`: the name of a key algorithm, a `CFString` as on Apple platforms.
-public typealias SecKeyAlgorithm = CFString
-
 // The signature algorithms' raw values are Apple's, from `SecKeyAdaptors.m` (apple-oss-distributions/Security).
 // MD5 variants (`…PKCS1v15MD5`) are left out.
 
@@ -11,44 +8,44 @@ public typealias SecKeyAlgorithm = CFString
 
 /// `kSecKeyAlgorithmECDSASignatureRFC4754`: ECDSA over a caller-computed digest of any length; the signature
 /// is r ‖ s, each left-padded to the key's block size (RFC 4754), not DER.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureRFC4754: SecKeyAlgorithm = "algid:sign:ECDSA:RFC4754"
+public let kSecKeyAlgorithmECDSASignatureRFC4754: SecKeyAlgorithm = "algid:sign:ECDSA:RFC4754"
 /// `kSecKeyAlgorithmECDSASignatureDigestX962`: ECDSA over a caller-computed digest of any length (truncated to the
 /// curve order's bit length as X9.62 specifies), DER signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureDigestX962: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureDigestX962: SecKeyAlgorithm =
     "algid:sign:ECDSA:digest-X962"
 /// `kSecKeyAlgorithmECDSASignatureDigestX962SHA1`: ECDSA over a caller-computed 20-byte SHA-1 digest, DER signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureDigestX962SHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureDigestX962SHA1: SecKeyAlgorithm =
     "algid:sign:ECDSA:digest-X962:SHA1"
 /// `kSecKeyAlgorithmECDSASignatureDigestX962SHA224`: ECDSA over a caller-computed 28-byte SHA-224 digest, DER
 /// signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureDigestX962SHA224: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureDigestX962SHA224: SecKeyAlgorithm =
     "algid:sign:ECDSA:digest-X962:SHA224"
 /// `kSecKeyAlgorithmECDSASignatureDigestX962SHA256`: ECDSA over a caller-computed 32-byte SHA-256 digest, DER
 /// signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureDigestX962SHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureDigestX962SHA256: SecKeyAlgorithm =
     "algid:sign:ECDSA:digest-X962:SHA256"
 /// `kSecKeyAlgorithmECDSASignatureDigestX962SHA384`: ECDSA over a caller-computed 48-byte SHA-384 digest, DER
 /// signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureDigestX962SHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureDigestX962SHA384: SecKeyAlgorithm =
     "algid:sign:ECDSA:digest-X962:SHA384"
 /// `kSecKeyAlgorithmECDSASignatureDigestX962SHA512`: ECDSA over a caller-computed 64-byte SHA-512 digest, DER
 /// signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureDigestX962SHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureDigestX962SHA512: SecKeyAlgorithm =
     "algid:sign:ECDSA:digest-X962:SHA512"
 /// `kSecKeyAlgorithmECDSASignatureMessageX962SHA1`: ECDSA over SHA-1 of the message, DER signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureMessageX962SHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureMessageX962SHA1: SecKeyAlgorithm =
     "algid:sign:ECDSA:message-X962:SHA1"
 /// `kSecKeyAlgorithmECDSASignatureMessageX962SHA224`: ECDSA over SHA-224 of the message, DER signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureMessageX962SHA224: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureMessageX962SHA224: SecKeyAlgorithm =
     "algid:sign:ECDSA:message-X962:SHA224"
 /// `kSecKeyAlgorithmECDSASignatureMessageX962SHA256`: ECDSA over SHA-256 of the message, DER signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureMessageX962SHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureMessageX962SHA256: SecKeyAlgorithm =
     "algid:sign:ECDSA:message-X962:SHA256"
 /// `kSecKeyAlgorithmECDSASignatureMessageX962SHA384`: ECDSA over SHA-384 of the message, DER signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureMessageX962SHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureMessageX962SHA384: SecKeyAlgorithm =
     "algid:sign:ECDSA:message-X962:SHA384"
 /// `kSecKeyAlgorithmECDSASignatureMessageX962SHA512`: ECDSA over SHA-512 of the message, DER signature.
-nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureMessageX962SHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmECDSASignatureMessageX962SHA512: SecKeyAlgorithm =
     "algid:sign:ECDSA:message-X962:SHA512"
 
 // RSA. Signatures are one block of `SecKeyGetBlockSize(key)` bytes.
@@ -56,85 +53,85 @@ nonisolated(unsafe) public let kSecKeyAlgorithmECDSASignatureMessageX962SHA512: 
 /// `kSecKeyAlgorithmRSASignatureRaw`: the raw private-key operation (RSASP1, m^d mod n) on the caller's bytes, read
 /// as a big-endian number below the modulus; verification compares m with s^e mod n. No padding: the caller
 /// must pad.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureRaw: SecKeyAlgorithm = "algid:sign:RSA:raw"
+public let kSecKeyAlgorithmRSASignatureRaw: SecKeyAlgorithm = "algid:sign:RSA:raw"
 /// `kSecKeyAlgorithmRSASignatureDigestPKCS1v15Raw`: EMSA-PKCS1-v1_5 padding (`00 01 FF…FF 00`) around the caller's
 /// bytes as they are, with no DigestInfo; at most block size − 11 bytes.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15Raw: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15Raw: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PKCS1v15"
 /// `kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA1`: RSASSA-PKCS1-v1_5 over a caller-computed 20-byte
 /// SHA-1 digest (wrapped in the SHA-1 DigestInfo).
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA1: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PKCS1v15:SHA1"
 /// `kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA224`: RSASSA-PKCS1-v1_5 over a caller-computed 28-byte
 /// SHA-224 digest (wrapped in the SHA-224 DigestInfo).
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA224: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA224: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PKCS1v15:SHA224"
 /// `kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA256`: RSASSA-PKCS1-v1_5 over a caller-computed 32-byte
 /// SHA-256 digest (wrapped in the SHA-256 DigestInfo).
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA256: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PKCS1v15:SHA256"
 /// `kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA384`: RSASSA-PKCS1-v1_5 over a caller-computed 48-byte
 /// SHA-384 digest (wrapped in the SHA-384 DigestInfo).
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA384: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PKCS1v15:SHA384"
 /// `kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA512`: RSASSA-PKCS1-v1_5 over a caller-computed 64-byte
 /// SHA-512 digest (wrapped in the SHA-512 DigestInfo).
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA512: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PKCS1v15:SHA512"
 /// `kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA1`: RSASSA-PKCS1-v1_5 over SHA-1 of the message.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA1: SecKeyAlgorithm =
     "algid:sign:RSA:message-PKCS1v15:SHA1"
 /// `kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA224`: RSASSA-PKCS1-v1_5 over SHA-224 of the message.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA224: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA224: SecKeyAlgorithm =
     "algid:sign:RSA:message-PKCS1v15:SHA224"
 /// `kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256`: RSASSA-PKCS1-v1_5 over SHA-256 of the message.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256: SecKeyAlgorithm =
     "algid:sign:RSA:message-PKCS1v15:SHA256"
 /// `kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA384`: RSASSA-PKCS1-v1_5 over SHA-384 of the message.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA384: SecKeyAlgorithm =
     "algid:sign:RSA:message-PKCS1v15:SHA384"
 /// `kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA512`: RSASSA-PKCS1-v1_5 over SHA-512 of the message.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA512: SecKeyAlgorithm =
     "algid:sign:RSA:message-PKCS1v15:SHA512"
 /// `kSecKeyAlgorithmRSASignatureDigestPSSSHA1`: RSASSA-PSS over a caller-computed 20-byte SHA-1
 /// digest; MGF1-SHA-1, 20-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPSSSHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPSSSHA1: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PSS:SHA1:SHA1:20"
 /// `kSecKeyAlgorithmRSASignatureDigestPSSSHA224`: RSASSA-PSS over a caller-computed 28-byte SHA-224
 /// digest; MGF1-SHA-224, 28-byte random salt. Apple's name ends in 24 although the salt is 28 bytes.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPSSSHA224: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPSSSHA224: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PSS:SHA224:SHA224:24"
 /// `kSecKeyAlgorithmRSASignatureDigestPSSSHA256`: RSASSA-PSS over a caller-computed 32-byte SHA-256
 /// digest; MGF1-SHA-256, 32-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPSSSHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPSSSHA256: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PSS:SHA256:SHA256:32"
 /// `kSecKeyAlgorithmRSASignatureDigestPSSSHA384`: RSASSA-PSS over a caller-computed 48-byte SHA-384
 /// digest; MGF1-SHA-384, 48-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPSSSHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPSSSHA384: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PSS:SHA384:SHA384:48"
 /// `kSecKeyAlgorithmRSASignatureDigestPSSSHA512`: RSASSA-PSS over a caller-computed 64-byte SHA-512
 /// digest; MGF1-SHA-512, 64-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureDigestPSSSHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureDigestPSSSHA512: SecKeyAlgorithm =
     "algid:sign:RSA:digest-PSS:SHA512:SHA512:64"
 /// `kSecKeyAlgorithmRSASignatureMessagePSSSHA1`: RSASSA-PSS over SHA-1 of the message; MGF1-SHA-1,
 /// 20-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePSSSHA1: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePSSSHA1: SecKeyAlgorithm =
     "algid:sign:RSA:message-PSS:SHA1:SHA1:20"
 /// `kSecKeyAlgorithmRSASignatureMessagePSSSHA224`: RSASSA-PSS over SHA-224 of the message; MGF1-SHA-224,
 /// 28-byte random salt. Apple's name ends in 24 although the salt is 28 bytes.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePSSSHA224: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePSSSHA224: SecKeyAlgorithm =
     "algid:sign:RSA:message-PSS:SHA224:SHA224:24"
 /// `kSecKeyAlgorithmRSASignatureMessagePSSSHA256`: RSASSA-PSS over SHA-256 of the message; MGF1-SHA-256,
 /// 32-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePSSSHA256: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePSSSHA256: SecKeyAlgorithm =
     "algid:sign:RSA:message-PSS:SHA256:SHA256:32"
 /// `kSecKeyAlgorithmRSASignatureMessagePSSSHA384`: RSASSA-PSS over SHA-384 of the message; MGF1-SHA-384,
 /// 48-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePSSSHA384: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePSSSHA384: SecKeyAlgorithm =
     "algid:sign:RSA:message-PSS:SHA384:SHA384:48"
 /// `kSecKeyAlgorithmRSASignatureMessagePSSSHA512`: RSASSA-PSS over SHA-512 of the message; MGF1-SHA-512,
 /// 64-byte random salt.
-nonisolated(unsafe) public let kSecKeyAlgorithmRSASignatureMessagePSSSHA512: SecKeyAlgorithm =
+public let kSecKeyAlgorithmRSASignatureMessagePSSSHA512: SecKeyAlgorithm =
     "algid:sign:RSA:message-PSS:SHA512:SHA512:64"
 
 /// `SecKeyOperationType`: what an algorithm is asked to do (mirrors Apple's enum).
@@ -218,7 +215,7 @@ struct SignatureAlgorithm: Sendable, Equatable {
     let input: Input
 
     init?(_ name: SecKeyAlgorithm) {
-        let parts = (name as String).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = (name.rawValue as String).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0] == "algid", parts[1] == "sign" else { return nil }
         let hash = parts.count >= 5 ? Hash(parts[4]) : nil
         switch (parts[2], parts[3], parts.count) {
