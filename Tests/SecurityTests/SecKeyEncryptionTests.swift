@@ -68,7 +68,7 @@ private let pythonECIES = """
     from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
     mode, curve_name, hash_name, variable, key_hex, data_hex, out = sys.argv[1:]
     curve = {"P256": ec.SECP256R1(), "P384": ec.SECP384R1(), "P521": ec.SECP521R1()}[curve_name]
-    algorithm = {"SHA1": hashes.SHA1(), "SHA256": hashes.SHA256(), "SHA384": hashes.SHA384(),
+    algorithm = {"SHA1": hashes.SHA1(), "SHA224": hashes.SHA224(), "SHA256": hashes.SHA256(), "SHA384": hashes.SHA384(),
                  "SHA512": hashes.SHA512()}[hash_name]
     variable = variable == "1"
     key_bytes = 16 if curve.key_size <= 256 else 32
@@ -142,7 +142,10 @@ struct SecKeyEncryptionTests {
         [
             .init(algorithm: "algid:encrypt:RSA:PKCS1", openssl: ["rsa_padding_mode:pkcs1"], overhead: 11)
         ]
-        + [("SHA1", "sha1", 20), ("SHA256", "sha256", 32), ("SHA384", "sha384", 48), ("SHA512", "sha512", 64)].map {
+        + [
+            ("SHA1", "sha1", 20), ("SHA224", "sha224", 28), ("SHA256", "sha256", 32), ("SHA384", "sha384", 48),
+            ("SHA512", "sha512", 64),
+        ].map {
             .init(
                 algorithm: "algid:encrypt:RSA:OAEP:\($0.0)",
                 openssl: ["rsa_padding_mode:oaep", "rsa_oaep_md:\($0.1)", "rsa_mgf1_md:\($0.1)"],
@@ -325,7 +328,7 @@ struct SecKeyEncryptionTests {
             "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM", "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV",
             "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM", "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV",
             "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV", "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM",
-            "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM",
+            "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM", "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV",
         ].map { ECIESCase(size: size, algorithm: $0) }
     }
 

@@ -132,6 +132,12 @@ struct SecKeyKeyExchangeTests {
         .init(algorithm: "algid:keyexchange:ECDH:KDFX963:SHA1", digest: "SHA1", size: 45, sharedInfo: Data([9, 9])),
         .init(algorithm: "algid:keyexchange:ECDH:KDFX963:SHA384", digest: "SHA384", size: 48, sharedInfo: nil),
         .init(
+            algorithm: "algid:keyexchange:ECDH:KDFX963:SHA224",
+            digest: "SHA224",
+            size: 40,
+            sharedInfo: Data([1, 2])
+        ),
+        .init(
             algorithm: "algid:keyexchange:ECDHC:KDFX963:SHA512",
             digest: "SHA512",
             size: 130,

@@ -159,7 +159,7 @@ extension SecKey {
         switch hash {
         case .sha1: return try rsaEncrypt(plaintext, padding: .PKCS1_OAEP, maximum: maximum)
         case .sha256: return try rsaEncrypt(plaintext, padding: .PKCS1_OAEP_SHA256, maximum: maximum)
-        case .sha384, .sha512:
+        case .sha224, .sha384, .sha512:
             let encoded = try RSAOAEP.encode([UInt8](plaintext), hash: hash, byteCount: blockSize)
             return Data(try rawPublicOperation().apply(encoded))
         }
@@ -169,7 +169,7 @@ extension SecKey {
         switch hash {
         case .sha1: return try rsaDecrypt(ciphertext, padding: .PKCS1_OAEP)
         case .sha256: return try rsaDecrypt(ciphertext, padding: .PKCS1_OAEP_SHA256)
-        case .sha384, .sha512:
+        case .sha224, .sha384, .sha512:
             guard ciphertext.count == blockSize else { throw wrongCiphertextLength }
             let encoded = try rawPrivateOperation([UInt8](ciphertext))
             return Data(try RSAOAEP.decode(encoded, hash: hash, byteCount: blockSize))

@@ -28,25 +28,6 @@ struct RawDigest<Length: DigestLength>: Digest {
     var description: String { "RawDigest(\(bytes.count) bytes)" }
 }
 
-extension SignatureAlgorithm.Hash {
-    /// The digest of the concatenation of `parts`.
-    func digest(_ parts: [UInt8]...) -> [UInt8] {
-        switch self {
-        case .sha1: Self.run(Insecure.SHA1(), parts)
-        case .sha224: SHA224.hash(parts.flatMap { $0 })
-        case .sha256: Self.run(SHA256(), parts)
-        case .sha384: Self.run(SHA384(), parts)
-        case .sha512: Self.run(SHA512(), parts)
-        }
-    }
-
-    private static func run<H: HashFunction>(_ hasher: H, _ parts: [[UInt8]]) -> [UInt8] {
-        var hasher = hasher
-        for part in parts { hasher.update(data: part) }
-        return Array(hasher.finalize())
-    }
-}
-
 extension SignatureAlgorithm {
     /// Whether `key` can run this algorithm (EC schemes on EC keys, RSA schemes on RSA keys).
     func fits(_ key: SecKey) -> Bool {

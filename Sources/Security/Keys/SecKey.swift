@@ -12,7 +12,7 @@ import _CryptoExtras
 /// exchange (`SecKeyCopyKeyExchangeResult`) are supported alongside signing.
 ///
 /// Known differences from Apple: only software keys exist (no Secure Enclave, no `kSecAttrTokenID`);
-/// symmetric keys and the SHA-224 encryption and key-exchange variants are not supported.
+/// symmetric keys are not supported.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// The key material.
     enum Material: Sendable {

@@ -109,51 +109,31 @@ public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA384: SecKeyAlgorithm =
 public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512: SecKeyAlgorithm =
     "algid:keyexchange:ECDHC:KDFX963:SHA512"
 
+/// `kSecKeyAlgorithmRSAEncryptionOAEPSHA224`: RSAES-OAEP with SHA-224 and MGF1-SHA-224, empty label.
+public let kSecKeyAlgorithmRSAEncryptionOAEPSHA224: SecKeyAlgorithm = "algid:encrypt:RSA:OAEP:SHA224"
+/// `kSecKeyAlgorithmECIESEncryptionStandardX963SHA224AESGCM`: legacy ECIES, X9.63 KDF with SHA-224, all-zero IV.
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA224AESGCM: SecKeyAlgorithm =
+    "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM"
+/// `kSecKeyAlgorithmECIESEncryptionCofactorX963SHA224AESGCM`: as the Standard variant (cofactor 1 on NIST curves).
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA224AESGCM: SecKeyAlgorithm =
+    "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM"
+/// `kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA224AESGCM`: ECIES, KDF-derived IV, SHA-224 KDF.
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA224AESGCM: SecKeyAlgorithm =
+    "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV"
+/// `kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA224AESGCM`: ECIES, KDF-derived IV, SHA-224 KDF.
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA224AESGCM: SecKeyAlgorithm =
+    "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV"
+/// `kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA224`: ECDH, then the ANSI X9.63 KDF with SHA-224.
+public let kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA224: SecKeyAlgorithm =
+    "algid:keyexchange:ECDH:KDFX963:SHA224"
+/// `kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA224`: cofactor ECDH, then the X9.63 KDF with SHA-224.
+public let kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA224: SecKeyAlgorithm =
+    "algid:keyexchange:ECDHC:KDFX963:SHA224"
+
 /// `kSecKeyKeyExchangeParameterRequestedSize`: the output length in bytes (a `CFNumber`) for the KDF algorithms.
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = "requestedSize"
 /// `kSecKeyKeyExchangeParameterSharedInfo`: optional `CFData` SharedInfo for the X9.63 KDF.
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
-
-/// A hash named in an encryption or key-exchange algorithm.
-enum AlgorithmHash: Sendable {
-    case sha1, sha256, sha384, sha512
-
-    init?(_ name: Substring) {
-        switch name {
-        case "SHA1": self = .sha1
-        case "SHA256": self = .sha256
-        case "SHA384": self = .sha384
-        case "SHA512": self = .sha512
-        default: return nil
-        }
-    }
-
-    /// The digest length in bytes.
-    var byteCount: Int {
-        switch self {
-        case .sha1: 20
-        case .sha256: 32
-        case .sha384: 48
-        case .sha512: 64
-        }
-    }
-
-    /// The digest of the concatenation of `parts`.
-    func digest(_ parts: [UInt8]...) -> [UInt8] {
-        switch self {
-        case .sha1: Self.run(Insecure.SHA1(), parts)
-        case .sha256: Self.run(SHA256(), parts)
-        case .sha384: Self.run(SHA384(), parts)
-        case .sha512: Self.run(SHA512(), parts)
-        }
-    }
-
-    private static func run<H: HashFunction>(_ hasher: H, _ parts: [[UInt8]]) -> [UInt8] {
-        var hasher = hasher
-        for part in parts { hasher.update(data: part) }
-        return Array(hasher.finalize())
-    }
-}
 
 /// The encryption algorithms this module implements, parsed from their Apple names.
 enum EncryptionAlgorithm: Sendable {

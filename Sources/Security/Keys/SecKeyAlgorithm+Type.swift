@@ -167,6 +167,22 @@ extension SecKeyAlgorithm {
     public static let ecdhKeyExchangeCofactorX963SHA384 = kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA384
     /// `kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512`.
     public static let ecdhKeyExchangeCofactorX963SHA512 = kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512
+    /// `kSecKeyAlgorithmRSAEncryptionOAEPSHA224`.
+    public static let rsaEncryptionOAEPSHA224 = kSecKeyAlgorithmRSAEncryptionOAEPSHA224
+    /// `kSecKeyAlgorithmECIESEncryptionStandardX963SHA224AESGCM`.
+    public static let eciesEncryptionStandardX963SHA224AESGCM = kSecKeyAlgorithmECIESEncryptionStandardX963SHA224AESGCM
+    /// `kSecKeyAlgorithmECIESEncryptionCofactorX963SHA224AESGCM`.
+    public static let eciesEncryptionCofactorX963SHA224AESGCM = kSecKeyAlgorithmECIESEncryptionCofactorX963SHA224AESGCM
+    /// `kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA224AESGCM`.
+    public static let eciesEncryptionStandardVariableIVX963SHA224AESGCM =
+        kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA224AESGCM
+    /// `kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA224AESGCM`.
+    public static let eciesEncryptionCofactorVariableIVX963SHA224AESGCM =
+        kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA224AESGCM
+    /// `kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA224`.
+    public static let ecdhKeyExchangeStandardX963SHA224 = kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA224
+    /// `kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA224`.
+    public static let ecdhKeyExchangeCofactorX963SHA224 = kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA224
 }
 
 /// `SecKeyKeyExchangeParameter`: a parameter key of `SecKeyCopyKeyExchangeResult` (mirrors Apple's Swift type;

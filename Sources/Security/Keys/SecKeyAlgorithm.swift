@@ -151,40 +151,7 @@ public enum SecKeyOperationType: Int, Sendable {
 /// The signature algorithms this module implements, parsed from their Apple names.
 struct SignatureAlgorithm: Sendable, Equatable {
     /// A hash named in a signature algorithm.
-    enum Hash: Sendable, Equatable {
-        case sha1, sha224, sha256, sha384, sha512
-
-        init?(_ name: Substring) {
-            switch name {
-            case "SHA1": self = .sha1
-            case "SHA224": self = .sha224
-            case "SHA256": self = .sha256
-            case "SHA384": self = .sha384
-            case "SHA512": self = .sha512
-            default: return nil
-            }
-        }
-
-        /// The digest length in bytes.
-        var byteCount: Int {
-            switch self {
-            case .sha1: 20
-            case .sha224: 28
-            case .sha256: 32
-            case .sha384: 48
-            case .sha512: 64
-            }
-        }
-
-        /// The last field of Apple's PSS names: the salt length, except SHA-224's `24` (Apple's spelling; the
-        /// salt is 28 bytes).
-        var pssNameSuffix: Substring {
-            switch self {
-            case .sha224: "24"
-            default: Substring(String(byteCount))
-            }
-        }
-    }
+    typealias Hash = AlgorithmHash
 
     /// How the signature is made.
     enum Scheme: Sendable, Equatable {
