@@ -58,7 +58,8 @@ public enum MatchLimit: Sendable, Hashable {
     /// At most `n`.
     case count(Int)
 
-    var rowLimit: Int? {
+    /// The number of results asked for; `nil` for all.
+    public var rowLimit: Int? {
         switch self {
         case .one: 1
         case .all: nil

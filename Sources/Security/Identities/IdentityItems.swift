@@ -66,7 +66,7 @@ enum IdentityItems {
                 let identity = joined(key: key, certificate: certificate)
                 if let reference = request.valueRef as? SecIdentity, !matches(identity, reference) { continue }
                 identities.append(identity)
-                if let rows = limit.rows, identities.count >= rows, request.valueRef == nil { return identities }
+                if let rows = limit.rowLimit, identities.count >= rows, request.valueRef == nil { return identities }
             }
         }
         guard !identities.isEmpty else { throw notFound }
@@ -92,9 +92,7 @@ enum IdentityItems {
     /// The `SecIdentity` of a found identity; `nil` when its parts do not form one.
     static func reference(for item: FoundItem) -> SecIdentity? {
         guard let der = item.attributes[certificateData]?.dataValue, let certificate = SecCertificate(der: der),
-            let type = item.attributes[.keyType]?.numberValue, let keyClass = item.attributes[.keyClass]?.numberValue,
-            let keyData = item.data?.data,
-            let key = try? SecKey.make(type: Int(type), isPrivate: keyClass == 1, size: nil, data: keyData)
+            let key = SecKey.fromStored(item)
         else { return nil }
         return SecIdentity(certificate: certificate, privateKey: key)
     }
@@ -118,17 +116,6 @@ enum IdentityItems {
 
     private static var notFound: KeychainError {
         KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
-    }
-}
-
-extension MatchLimit {
-    /// The number of results asked for; `nil` for all.
-    var rows: Int? {
-        switch self {
-        case .one: 1
-        case .all: nil
-        case .count(let count): count
-        }
     }
 }
 #endif

@@ -76,7 +76,7 @@ enum ItemReference {
     /// other classes or unusable data.
     static func object(for item: FoundItem) -> AnyObject? {
         switch item.itemClass {
-        case .key: return SecKey.fromStoredItem(item)
+        case .key: return SecKey.fromStored(item)
         case .certificate: return item.data.flatMap { SecCertificate(der: $0.data) }
         case .identity: return IdentityItems.reference(for: item)
         case .genericPassword, .internetPassword: return nil
@@ -85,11 +85,11 @@ enum ItemReference {
 }
 
 extension SecKey {
-    /// Rebuilds a stored key from its `v_Data` and its `type`/`kcls` attributes; `nil` when they do not
-    /// form a supported key (e.g. a key added from raw data without derived attributes).
-    static func fromStoredItem(_ item: FoundItem) -> SecKey? {
-        guard item.itemClass == .key, let data = item.data?.data,
-            let type = item.attributes[.keyType]?.numberValue,
+    /// Rebuilds the key of a found key or identity (whose attributes and secret are the key's) from its
+    /// `v_Data` and its `type`/`kcls` attributes; `nil` when they do not form a supported key (e.g. a key added
+    /// from raw data without derived attributes).
+    static func fromStored(_ item: FoundItem) -> SecKey? {
+        guard let data = item.data?.data, let type = item.attributes[.keyType]?.numberValue,
             let keyClass = item.attributes[.keyClass]?.numberValue
         else { return nil }
         return try? SecKey.make(type: Int(type), isPrivate: keyClass == 1, size: nil, data: data)
