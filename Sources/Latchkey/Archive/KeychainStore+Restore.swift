@@ -51,7 +51,7 @@ extension KeychainStore {
         for (name, spec) in schema.attributes where values[name] == nil {
             if let value = spec.defaultValue { values[name] = value }
         }
-        let now = Date()
+        let now = options.clock.now()
         if values[.creationDate]?.dateValue == nil { values[.creationDate] = .date(now) }
         if values[.modificationDate]?.dateValue == nil { values[.modificationDate] = .date(now) }
         values[.sha1] = .data(ItemCrypto.digest(values, secret: item.data))
@@ -69,7 +69,7 @@ extension KeychainStore {
         let classKey = try classKey(keyClass, snapshot)
         let row = try ItemCrypto.seal(
             table: table,
-            persistref: SecureRandom.bytes(16),
+            persistref: options.random.bytes(16),
             attributes: values,
             secret: item.data,
             classKey: classKey,

@@ -71,12 +71,12 @@ final class ItemTransaction {
         for (name, spec) in schema.attributes where values[name] == nil {
             if let value = spec.defaultValue { values[name] = value }
         }
-        let now = AttributeValue.date(Date())
+        let now = AttributeValue.date(store.options.clock.now())
         values[.creationDate] = now
         values[.modificationDate] = now
         values[.sha1] = .data(ItemCrypto.digest(values, secret: data))
         let keyClass = try checkedClass(of: values)
-        let persistref = SecureRandom.bytes(16)
+        let persistref = store.options.random.bytes(16)
         let row = try ItemCrypto.seal(
             table: table,
             persistref: persistref,
@@ -129,7 +129,7 @@ final class ItemTransaction {
         values.merge(newValues) { _, new in new }
         let secret = changes.data ?? item.secret
         let oldDate = item.attributes[.modificationDate]?.dateValue ?? .distantPast
-        values[.modificationDate] = .date(max(Date(), oldDate.addingTimeInterval(0.001)))
+        values[.modificationDate] = .date(max(store.options.clock.now(), oldDate.addingTimeInterval(0.001)))
         values[.sha1] = .data(ItemCrypto.digest(values, secret: secret))
         let keyClass = try checkedClass(of: values)
         var row = try ItemCrypto.seal(
@@ -219,11 +219,11 @@ final class ItemTransaction {
         for name in plan.schema.primaryKey { values[name] = item.attributes[name] }
         values[.creationDate] = item.attributes[.creationDate]
         values[.accessible] = .string(item.keyClass.rawValue)
-        values[.modificationDate] = .date(Date())
+        values[.modificationDate] = .date(store.options.clock.now())
         values[.tombstone] = .number(1)
         return try ItemCrypto.seal(
             table: plan.table,
-            persistref: fresh ? SecureRandom.bytes(16) : item.row.persistref,
+            persistref: fresh ? store.options.random.bytes(16) : item.row.persistref,
             attributes: values,
             secret: nil,
             classKey: try store.classKey(item.keyClass, snapshot),

@@ -33,15 +33,22 @@ public final class KeychainStore: Sendable {
         public var busyTimeout: TimeInterval
         /// Where diagnostics go (never secrets or attribute values).
         public var logger: Logger
+        /// Where item dates come from (`SystemClock` unless a test injects one).
+        public var clock: any KeychainClock
+        /// Where persistent-reference identifiers come from (`SystemRandom` unless a test injects one).
+        public var random: any KeychainRandom
 
-        /// Options with the process's access groups, standard KDF cost and a 30-second busy timeout.
+        /// Options with the process's access groups, standard KDF cost, a 30-second busy timeout, the
+        /// system clock and the system random generator.
         public init(
             accessGroups: [String] = AccessGroups.current(),
             readOnly: Bool = false,
             kdfCost: KDFCost = .standard,
             deviceSecretPath: String? = nil,
             busyTimeout: TimeInterval = 30,
-            logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "latchkey", factory: { _ in SwiftLogNoOpLogHandler() }),
+            clock: any KeychainClock = SystemClock(),
+            random: any KeychainRandom = SystemRandom()
         ) {
             self.accessGroups = accessGroups
             self.readOnly = readOnly
@@ -49,6 +56,8 @@ public final class KeychainStore: Sendable {
             self.deviceSecretPath = deviceSecretPath
             self.busyTimeout = busyTimeout
             self.logger = logger
+            self.clock = clock
+            self.random = random
         }
     }
 
