@@ -2,7 +2,7 @@
 import Foundation
 
 /// A minimal DER tag-length-value reader and writer for the raw fields Apple's keychain derives from a
-/// certificate (spec §2.1), where the exact bytes matter.
+/// certificate (docs/apple-semantics.md §2.1), where the exact bytes matter.
 enum DERReader {
     /// One element: its tag and its content octets.
     struct Element {
@@ -147,7 +147,8 @@ enum DERReader {
         return result
     }
 
-    /// Apple's normalized Name contents (spec §2.1): `PrintableString` values upper-cased (ASCII), trimmed,
+    /// Apple's normalized Name contents
+    /// (docs/apple-semantics.md §2.1): `PrintableString` values upper-cased (ASCII), trimmed,
     /// inner runs of blanks collapsed; every enclosing length re-encoded; other strings untouched.
     static func normalizedNameContents(_ contents: [UInt8]) -> [UInt8] {
         guard let sets = elements(contents[...]) else { return contents }

@@ -30,7 +30,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
         commonNames.last ?? DERReader.nameAttributes(fields.subjectContent).first?.value
     }
 
-    /// The attributes Apple derives when a certificate is added by reference (spec §2.1).
+    /// The attributes Apple derives when a certificate is added by reference (docs/apple-semantics.md §2.1).
     var attributeDictionary: [String: Any] {
         var attributes: [String: Any] = [
             "ctyp": fields.version + 1,

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 
-// Item attribute keys, with Apple's short names (spec §1.4–§1.8).
+// Item attribute keys, with Apple's short names (docs/apple-semantics.md §1.4–§1.8).
 // Every constant is a `let` (usable from Swift 6 code) holding Apple's raw string value.
 // `NSString` is not `Sendable` on swift-corelibs-foundation; these instances are immutable, so
 // `nonisolated(unsafe)` is sound.

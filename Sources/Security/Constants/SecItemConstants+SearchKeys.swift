@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 
-// Match, return, value and use keys (spec §3.4–§3.6, §4).
+// Match, return, value and use keys (docs/apple-semantics.md §3.4–§3.6, §4).
 // Every constant is a `let` (usable from Swift 6 code) holding Apple's raw string value.
 // `NSString` is not `Sendable` on swift-corelibs-foundation; these instances are immutable, so
 // `nonisolated(unsafe)` is sound.

@@ -1,7 +1,8 @@
 #if !canImport(Darwin)
 import Foundation
 
-// Attribute values: accessibility, synchronizable-any, protocols, authentication types, key types and classes (spec §1.6, §1.8, §6.1).
+// Attribute values: accessibility, synchronizable-any, protocols, authentication types, key types and classes
+// (docs/apple-semantics.md §1.6, §1.8, §6.1).
 // Every constant is a `let` (usable from Swift 6 code) holding Apple's raw string value.
 // `NSString` is not `Sendable` on swift-corelibs-foundation; these instances are immutable, so
 // `nonisolated(unsafe)` is sound.

@@ -2,7 +2,8 @@
 import Foundation
 import Latchkey
 
-/// `SecItemAdd`, `SecItemUpdate` and `SecItemDelete` for `kSecClassIdentity` (spec §2.2): each runs as
+/// `SecItemAdd`, `SecItemUpdate` and `SecItemDelete` for `kSecClassIdentity`
+/// (docs/apple-semantics.md §2.2): each runs as
 /// the same call on the certificate and then on the private key, as Apple's client does.
 enum IdentityCalls {
     /// Adds the identity in `kSecValueRef`: its certificate (an existing one is tolerated), then its private

@@ -2,7 +2,8 @@
 import Foundation
 import Latchkey
 
-/// `kSecClassIdentity` in the keychain (spec §2.2): there is no identity table; an identity is a stored
+/// `kSecClassIdentity` in the keychain
+/// (docs/apple-semantics.md §2.2): there is no identity table; an identity is a stored
 /// private key (`priv = 1`) joined with each stored certificate whose `kSecAttrPublicKeyHash` equals the key's
 /// `kSecAttrApplicationLabel`.
 enum IdentityItems {

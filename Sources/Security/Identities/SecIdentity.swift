@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Identities come from `SecPKCS12Import` or from `SecItemCopyMatching` with `kSecClassIdentity` and
 /// `kSecReturnRef`; in the keychain an identity is not stored as such but joins a private key and the
-/// certificate whose `kSecAttrPublicKeyHash` equals the key's `kSecAttrApplicationLabel` (spec §2.2).
+/// certificate whose `kSecAttrPublicKeyHash` equals the key's `kSecAttrApplicationLabel`
+/// (docs/apple-semantics.md §2.2).
 /// Two identities are equal when their certificates and keys are.
 public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
     /// The certificate.

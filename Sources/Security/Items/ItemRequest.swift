@@ -23,7 +23,7 @@ enum AuthenticationUI {
 }
 
 /// A keychain dictionary translated to the typed model, with the first error of each validation phase
-/// (Apple checks client-side keys before entitlements, and entitlements before the rest, spec §5).
+/// (Apple checks client-side keys before entitlements, and entitlements before the rest, docs/apple-semantics.md §5).
 struct ItemRequest {
     var itemClass: ItemClass?
     var attributes: [AttributeName: AttributeValue] = [:]
@@ -55,7 +55,8 @@ struct ItemRequest {
         return ItemQuery(
             itemClass,
             attributes: filters,
-            // The implicit `sync = 0` filter is not added when a persistent reference names the item (§3.2).
+            // The implicit `sync = 0` filter is not added when a persistent reference names the item
+            // (docs/apple-semantics.md §3.2).
             synchronizable: synchronizableAny || persistentReference != nil ? .any : .no,
             persistentReference: persistentReference
         )
@@ -175,7 +176,8 @@ struct ItemRequest {
             accessControl = control
             return
         }
-        // A CFBoolean is a number only for number-kind attributes (spec §1.2); elsewhere it is rejected.
+        // A CFBoolean is a number only for number-kind attributes
+        // (docs/apple-semantics.md §1.2); elsewhere it is rejected.
         if ValueBridge.boolean(value) != nil, spec.kind != .number {
             fail(.param, "Attribute '\(key)' does not take a boolean.")
             return
@@ -186,7 +188,8 @@ struct ItemRequest {
         }
         do {
             var coerced = try schema.coerce(converted, for: name)
-            // A full DER Name as kSecAttrIssuer is taken in its normalized contents form (spec §2.1).
+            // A full DER Name as kSecAttrIssuer is taken in its normalized contents form
+            // (docs/apple-semantics.md §2.1).
             if name == .issuer, let name = coerced.dataValue, let contents = DERReader.normalizedName(name) {
                 coerced = .data(Data(contents))
             }

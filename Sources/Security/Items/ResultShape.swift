@@ -2,13 +2,14 @@
 import Foundation
 import Latchkey
 
-/// Builds `SecItemAdd`/`SecItemCopyMatching` results (spec §4) as Foundation objects, so that
+/// Builds `SecItemAdd`/`SecItemCopyMatching` results (docs/apple-semantics.md §4) as Foundation objects, so that
 /// `as? Data`, `as? [String: Any]` and `as? [[String: Any]]` work on swift-corelibs-foundation.
 enum ResultShape {
-    /// Attributes `SecItemAdd` does not return (spec §4.3).
+    /// Attributes `SecItemAdd` does not return (docs/apple-semantics.md §4.3).
     private static let notReturnedByAdd: Set<AttributeName> = [.multiUser, .tombstone, "UUID", "persistref"]
 
-    /// One found item's value for `SecItemCopyMatching` (spec §4.1); `nil` when the flags produce none.
+    /// One found item's value for `SecItemCopyMatching`
+    /// (docs/apple-semantics.md §4.1); `nil` when the flags produce none.
     static func copyMatchingValue(_ item: FoundItem, _ returns: ReturnFlags) -> AnyObject? {
         if returns.isEmpty { return nil }
         if returns == .data { return item.data.map { NSData(data: $0.data) } }
@@ -16,7 +17,7 @@ enum ResultShape {
         // Only keys and certificates have reference objects (genp/inet have none on iOS either).
         if returns == .ref { return ItemReference.object(for: item) }
         // The client forces kSecReturnAttributes with kSecReturnData, so D+P carries every attribute;
-        // there `accc` stays in serialized form (spec §4.1).
+        // there `accc` stays in serialized form (docs/apple-semantics.md §4.1).
         let rawAccessControl = returns == [.data, .persistentRef]
         var dictionary = attributes(of: item, rawAccessControl: rawAccessControl, excluding: [])
         if returns.contains(.ref) {
@@ -24,7 +25,8 @@ enum ResultShape {
             dictionary["UUID"] = NSString(string: uuid(item.persistentReference))
             if let reference = ItemReference.object(for: item) { dictionary["v_Ref"] = reference }
         }
-        // With kSecReturnRef no reference can be built, so Apple leaves the secret in (spec §4.1 quirk).
+        // With kSecReturnRef no reference can be built, so Apple leaves the secret in
+        // (docs/apple-semantics.md §4.1 quirk).
         if returns.contains(.data) || returns.contains(.ref), let data = item.data {
             dictionary["v_Data"] = NSData(data: data.data)
         }
@@ -34,7 +36,7 @@ enum ResultShape {
         return NSDictionary(dictionary: dictionary)
     }
 
-    /// `SecItemAdd`'s result (spec §4.3); `nil` when nothing is written.
+    /// `SecItemAdd`'s result (docs/apple-semantics.md §4.3); `nil` when nothing is written.
     static func addValue(_ item: FoundItem, _ returns: ReturnFlags, accessControlGiven: Bool) -> AnyObject? {
         if returns.isEmpty { return nil }
         if returns == .ref { return ItemReference.object(for: item) }

@@ -7,15 +7,16 @@ import LocalAuthentication
 ///
 /// Applies Apple's defaults (first access group, `kSecAttrAccessibleWhenUnlocked` — certificates
 /// `kSecAttrAccessibleAlways` —, creation and modification dates, empty primary-key values) and
-/// uniqueness rules. With `kSecReturn*` keys the added item is written to `result` (spec §4.3).
+/// uniqueness rules. With `kSecReturn*` keys the added item is written to `result` (docs/apple-semantics.md §4.3).
 ///
 /// Known differences from Apple, each pinned by a test:
 /// - A dictionary holding a match key (`kSecMatchLimit` ...) or `kSecUseItemList` returns `errSecSuccess`
-///   without storing anything, as Apple's daemon does (spec §3.4 note A, inferred); pinned by
+///   without storing anything, as Apple's daemon does (docs/apple-semantics.md §3.4 note A, inferred); pinned by
 ///   `ValidationTests.addWithMatchLimitSucceedsWithoutStoring`.
-/// - `kSecValueRef` accepts a `SecKey` or a `SecCertificate` (stored with their derived attributes, spec §1.8,
+/// - `kSecValueRef` accepts a `SecKey` or a `SecCertificate` (stored with their derived attributes,
+///   docs/apple-semantics.md §1.8,
 ///   §2.1) or a `SecIdentity` (its certificate, then its private key, are added; `errSecDuplicateItem` only when
-///   both exist, spec §2.2).
+///   both exist, docs/apple-semantics.md §2.2).
 ///
 /// - Parameters:
 ///   - attributes: The item: `kSecClass`, attributes, `kSecValueData`, optional `kSecReturn*` keys.
@@ -35,7 +36,7 @@ extension SecItemCalls {
         guard let itemClass = request.itemClass else { return errSecParam }
         if itemClass == .identity { return try IdentityCalls.add(attributes, request, store, result) }
         // Apple's daemon returns the error constant from a boolean function, i.e. "success", without
-        // inserting when an add carries match keys (spec §3.4 note A). We reproduce it deliberately.
+        // inserting when an add carries match keys (docs/apple-semantics.md §3.4 note A). We reproduce it deliberately.
         if !request.otherMatchKeys.isEmpty || request.limit != nil { return errSecSuccess }
         var values = request.attributes
         if request.synchronizableAny { values[.synchronizable] = nil }
@@ -50,7 +51,7 @@ extension SecItemCalls {
 }
 
 /// `SecItemCopyMatching`: finds items and returns them in the shape the `kSecReturn*` and
-/// `kSecMatchLimit` keys ask for (spec §4.1).
+/// `kSecMatchLimit` keys ask for (docs/apple-semantics.md §4.1).
 ///
 /// `kSecMatchLimitOne` (the default) or the number 1 give a single object; `kSecMatchLimitAll` or a
 /// larger number give an array, in insertion order. Nothing found is `errSecItemNotFound`, never an
@@ -200,7 +201,8 @@ enum SecItemCalls {
         }
     }
 
-    /// Applies Apple's precedence (spec §5): client-side errors, then the entitlement check, then (for
+    /// Applies Apple's precedence
+    /// (docs/apple-semantics.md §5): client-side errors, then the entitlement check, then (for
     /// Update/Delete) an explicit access group, then the dictionary parser, then an explicit access group.
     static func prepare(_ request: ItemRequest, checkingGroupFirst: Bool = false) throws -> KeychainStore {
         if let error = request.clientError { throw error }
@@ -230,7 +232,7 @@ enum SecItemCalls {
         }
     }
 
-    /// Certificate-only and internet-only match keys on the wrong class (spec §3.4).
+    /// Certificate-only and internet-only match keys on the wrong class (docs/apple-semantics.md §3.4).
     static func checkMatchKeys(_ request: ItemRequest, _ itemClass: ItemClass) throws {
         let certificateKeys: Set<String> = ["m_Issuers", "m_Policy"]
         let certificateFilters: Set<String> = ["m_ValidOnDate", "m_TrustedOnly", "m_EmailAddressIfPresent"]

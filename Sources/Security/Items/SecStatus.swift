@@ -8,7 +8,8 @@ enum SecStatus {
     /// Maps any error of the core or of LocalAuthentication to Apple's OSStatus, and records its message
     /// as `LatchkeySecurity.lastErrorMessage`.
     ///
-    /// LocalAuthentication failures map as Apple's client does (spec §3.6): cancel → `errSecUserCanceled`,
+    /// LocalAuthentication failures map as Apple's client does
+    /// (docs/apple-semantics.md §3.6): cancel → `errSecUserCanceled`,
     /// not interactive → `errSecInteractionNotAllowed`, everything else → `errSecAuthFailed`.
     static func from(_ error: any Error) -> OSStatus {
         let status: OSStatus

@@ -3,7 +3,7 @@ import Foundation
 import Latchkey
 
 extension ItemRequest {
-    /// Attributes a `SecKey` used as a *query* does not contribute (spec §1.9: Apple's client drops
+    /// Attributes a `SecKey` used as a *query* does not contribute (docs/apple-semantics.md §1.9: Apple's client drops
     /// `kSecAttrCan*` and `kSecAttrIsPermanent`).
     private static let attributesNotQueriedByRef: Set<String> = [
         "perm", "encr", "decr", "drve", "sign", "vrfy", "snrc", "vyrc", "wrap", "unwp",
@@ -20,7 +20,7 @@ extension ItemRequest {
     }
 
     /// Expands `kSecValueRef` into the key's attributes (the caller's explicit attributes win) and, on
-    /// add, its external representation as the secret (spec §1.8, §1.9).
+    /// add, its external representation as the secret (docs/apple-semantics.md §1.8, §1.9).
     mutating func applyValueRef(_ call: SecItemCall) {
         guard let reference = valueRef else { return }
         if let certificate = reference as? SecCertificate {
@@ -54,7 +54,7 @@ extension ItemRequest {
     }
 
     /// Expands a `SecCertificate` into its derived attributes (caller wins) and, on add, its DER as the
-    /// secret and its subject summary as the label when none is given (spec §2.1).
+    /// secret and its subject summary as the label when none is given (docs/apple-semantics.md §2.1).
     private mutating func applyCertificateRef(_ certificate: SecCertificate, _ call: SecItemCall) {
         guard itemClass == .certificate else {
             client("kSecValueRef holds a SecCertificate but kSecClass is not kSecClassCertificate.")

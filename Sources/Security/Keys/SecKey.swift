@@ -73,7 +73,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Apple's external representation (spec §1.9): EC public `04‖X‖Y`, EC private `04‖X‖Y‖K`,
+    /// Apple's external representation (docs/apple-semantics.md §1.9): EC public `04‖X‖Y`, EC private `04‖X‖Y‖K`,
     /// RSA PKCS#1 `RSAPublicKey` / `RSAPrivateKey` DER.
     var externalRepresentation: Data {
         switch material {
@@ -88,7 +88,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `kSecAttrApplicationLabel`: SHA-1 of the public key bytes (spec §1.9).
+    /// `kSecAttrApplicationLabel`: SHA-1 of the public key bytes (docs/apple-semantics.md §1.9).
     var applicationLabel: Data {
         Data(Insecure.SHA1.hash(data: publicKey.externalRepresentation))
     }
@@ -161,7 +161,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The attributes Apple's `SecKeyCopyAttributes` gives (spec §1.8), with short keys.
+    /// The attributes Apple's `SecKeyCopyAttributes` gives (docs/apple-semantics.md §1.8), with short keys.
     var attributeDictionary: [String: Any] {
         let priv = isPrivate
         return [

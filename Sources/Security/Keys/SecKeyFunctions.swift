@@ -23,7 +23,7 @@ private func integer(_ value: Any?) -> Int? {
 /// or in `kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs` (they apply to that key only, over the top level). A key
 /// whose merged attributes hold `kSecAttrIsPermanent` true is stored with `SecItemAdd` and `kSecValueRef`
 /// together with those attributes (tag, label, access group, accessibility ...): the private key first, then
-/// the public key (spec §1.9). When storing fails, no key is returned and nothing stays stored.
+/// the public key (docs/apple-semantics.md §1.9). When storing fails, no key is returned and nothing stays stored.
 ///
 /// Known difference from Apple: `kSecAttrTokenID` (Secure Enclave) is not supported.
 ///
@@ -171,7 +171,8 @@ public func SecKeyCreateWithData(
 /// `SecKeyCopyAttributes`: the key's attribute dictionary with Apple's short keys (mirrors Apple's function).
 ///
 /// `kcls` and `type` are Apple's string constants (`"0"`/`"1"`, `"42"`/`"73"`), `klbl` is the SHA-1 of the
-/// public key bytes, `v_Data` the external representation, and the `kSecAttrCan*` flags follow spec §1.8.
+/// public key bytes, `v_Data` the external representation, and the `kSecAttrCan*` flags follow
+/// docs/apple-semantics.md §1.8.
 ///
 /// - Parameter key: The key.
 /// - Returns: The attributes.
