@@ -2,7 +2,7 @@ import Foundation
 import Latchkey
 import Testing
 
-/// Apple keychain item semantics (spec §1, §3, §5): defaults, uniqueness, value kinds, matching,
+/// Apple keychain item semantics (docs/apple-semantics.md §1, §3, §5): defaults, uniqueness, value kinds, matching,
 /// synchronizable items and tombstones, update, find and delete.
 struct ItemSemanticsTests {
     static func account(_ name: String) -> ItemQuery {
@@ -42,7 +42,7 @@ struct ItemSemanticsTests {
         #expect(try store.findOne(Self.account("empty"), withData: true).data == SecretData([]))
     }
 
-    /// The class-specific defaults materialised on add (spec §1.10).
+    /// The class-specific defaults materialised on add (docs/apple-semantics.md §1.10).
     static func expectedDefaults(_ itemClass: ItemClass) -> [AttributeName: AttributeValue] {
         let reference = AttributeValue.date(Date(timeIntervalSinceReferenceDate: 0))
         switch itemClass {
@@ -252,7 +252,8 @@ struct ItemSemanticsTests {
         expectKeychainError(.itemNotFound) { try store.findOne(Self.account(query)) }
     }
 
-    /// Stored kinds follow spec §1.2: blobs keep their kind, data kinds turn strings into bytes, number
+    /// Stored kinds follow
+    /// docs/apple-semantics.md §1.2: blobs keep their kind, data kinds turn strings into bytes, number
     /// kinds turn decimal strings into numbers but keep other strings.
     @Test(
         arguments: [
@@ -618,7 +619,7 @@ struct ItemSemanticsTests {
         )
     }
 
-    /// Spec §3.8: an update whose new primary key belongs to a tombstone replaces the tombstone.
+    /// docs/apple-semantics.md §3.8: an update whose new primary key belongs to a tombstone replaces the tombstone.
     @Test func updateOntoATombstonesKeyReplacesTheTombstone() throws {
         let keychain = TemporaryKeychain()
         let store = try keychain.open()
@@ -652,7 +653,7 @@ struct ItemSemanticsTests {
     }
 
     /// Like add, an update cannot make an item `whenPasscodeSetThisDeviceOnly` in a keychain without a
-    /// passphrase (spec §3.10, errSecAuthFailed).
+    /// passphrase (docs/apple-semantics.md §3.10, errSecAuthFailed).
     @Test func updatingToPasscodeOnlyNeedsAPassphraseSlot() throws {
         let keychain = TemporaryKeychain()
         let keyFile = try UnlockCredential.createKeyFile(at: keychain.directory + "/key")

@@ -107,7 +107,7 @@ struct TamperingTests {
         #expect(firstTwo.map { $0.attributes[.account] } == [.string("bob"), .string("carol")])
     }
 
-    /// Spec §3.10: an add whose primary key belongs to a corrupt row replaces that row.
+    /// docs/apple-semantics.md §3.10: an add whose primary key belongs to a corrupt row replaces that row.
     @Test func addingOverADamagedItemReplacesIt() throws {
         let (keychain, persistrefs) = try Self.threeItems()
         try Self.flipByte(in: "attrs", persistref: try #require(persistrefs["bob"]), keychain: keychain)

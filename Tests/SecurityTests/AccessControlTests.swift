@@ -5,7 +5,7 @@ import LocalAuthentication
 import Security
 import Testing
 
-/// Spec §6.2, §3.6: SecAccessControl, and reading protected items through LAContext.
+/// docs/apple-semantics.md §6.2, §3.6: SecAccessControl, and reading protected items through LAContext.
 struct AccessControlTests {
     private func protectedItem(_ flags: SecAccessControlCreateFlags = .userPresence, account: String = "alice") throws
         -> [String: Any]

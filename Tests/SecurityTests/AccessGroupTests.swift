@@ -4,7 +4,7 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §6.3: the caller's ordered access groups.
+/// docs/apple-semantics.md §6.3: the caller's ordered access groups.
 struct AccessGroupTests {
     @Test func firstGroupIsTheDefaultAndQueriesSeeAllGroups() throws {
         try withTemporaryKeychain(accessGroups: ["group.one", "group.two"]) { _ in

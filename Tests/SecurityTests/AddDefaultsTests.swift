@@ -4,7 +4,7 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §1.10: what an add fills in.
+/// docs/apple-semantics.md §1.10: what an add fills in.
 struct AddDefaultsTests {
     @Test func genericPasswordGetsApplesDefaults() throws {
         try withTemporaryKeychain { _ in
@@ -105,7 +105,7 @@ struct AddDefaultsTests {
     }
 
     @Test func thisDeviceOnlySynchronizableItemIsAccepted() throws {
-        // Documented as not allowed, but Apple's source does not enforce it (spec §3.4): stored.
+        // Documented as not allowed, but Apple's source does not enforce it (docs/apple-semantics.md §3.4): stored.
         try withTemporaryKeychain { _ in
             var item = Sec.password()
             item[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly

@@ -4,7 +4,7 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §3.3, §6.1: locked classes fail the whole query; kSecAttrAccessible narrows it.
+/// docs/apple-semantics.md §3.3, §6.1: locked classes fail the whole query; kSecAttrAccessible narrows it.
 struct LockStateTests {
     @Test func queryTouchingALockedRowFailsAsAWhole() throws {
         try withTemporaryKeychain { store in

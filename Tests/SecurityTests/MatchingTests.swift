@@ -4,7 +4,8 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §3.2–§3.3, §3.7: implicit filters, exact matching, synchronizable items, tombstones, persistent refs.
+/// docs/apple-semantics.md §3.2–§3.3, §3.7: implicit filters, exact matching, synchronizable items, tombstones,
+/// persistent refs.
 struct MatchingTests {
     private static var genp: [String: Any] { [kSecClass as String: kSecClassGenericPassword] }
 

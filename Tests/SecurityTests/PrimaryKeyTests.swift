@@ -4,7 +4,7 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §1.5–§1.8: which attributes make items unique.
+/// docs/apple-semantics.md §1.5–§1.8: which attributes make items unique.
 struct PrimaryKeyTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let itemClass: String

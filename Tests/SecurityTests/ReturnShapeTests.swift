@@ -4,7 +4,7 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §4: every combination of return keys and match limits.
+/// docs/apple-semantics.md §4: every combination of return keys and match limits.
 struct ReturnShapeTests {
     enum Shape: Sendable, Equatable {
         case nothing, data, persistentRef, dictionary
@@ -92,7 +92,7 @@ struct ReturnShapeTests {
             if let data = dictionary["v_Data"] { #expect(data as? Data == Data("s3cret".utf8)) }
             if let reference = dictionary["v_PersistentRef"] { #expect((reference as? Data)?.count == 20) }
             if testCase.returns == ["r_Data", "r_PersistentRef"] {
-                #expect(dictionary["accc"] is Data)  // stays serialized in this shape (spec §4.1)
+                #expect(dictionary["accc"] is Data)  // stays serialized in this shape (docs/apple-semantics.md §4.1)
             } else if dictionary["accc"] != nil {
                 #expect(dictionary["accc"] is SecAccessControl)
             }
@@ -196,7 +196,7 @@ struct ReturnShapeTests {
         }
     }
 
-    // MARK: SecItemAdd results (spec §4.3)
+    // MARK: SecItemAdd results (docs/apple-semantics.md §4.3)
 
     @Test func addWithoutReturnKeysWritesNothing() throws {
         try withTemporaryKeychain { _ in

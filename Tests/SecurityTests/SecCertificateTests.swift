@@ -98,7 +98,7 @@ struct SecCertificateTests {
             #expect(attributes["issr"] as? Data == subject)  // self-signed
             #expect((attributes["slnr"] as? Data).map(\.isEmpty) == false)
             #expect((attributes["skid"] as? Data)?.count == 20)
-            // pkhh equals the klbl of the certificate's key (spec §2.1).
+            // pkhh equals the klbl of the certificate's key (docs/apple-semantics.md §2.1).
             let point = try generated.publicPoint()
             let key = try #require(
                 SecKeyCreateWithData(

@@ -4,7 +4,7 @@ import Security
 import Testing
 
 /// `SecKeyCreateRandomKey` storing keys: top-level attributes apply to both keys, `kSecPrivateKeyAttrs` and
-/// `kSecPublicKeyAttrs` to one (spec §1.9).
+/// `kSecPublicKeyAttrs` to one (docs/apple-semantics.md §1.9).
 struct SecKeyStorageTests {
     private func keyClasses(tag: String) -> [Int] {
         let (status, result) = Sec.copy([

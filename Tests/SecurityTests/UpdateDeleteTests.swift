@@ -4,7 +4,7 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §3.8–§3.9.
+/// docs/apple-semantics.md §3.8–§3.9.
 struct UpdateDeleteTests {
     private static var genp: [String: Any] { [kSecClass as String: kSecClassGenericPassword] }
 

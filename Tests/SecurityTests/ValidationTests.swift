@@ -4,7 +4,8 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §3.1, §3.4, §5: which keys each call accepts, the error for the rest, and Apple's precedence.
+/// docs/apple-semantics.md §3.1, §3.4, §5: which keys each call accepts, the error for the rest, and Apple's
+/// precedence.
 struct ValidationTests {
     enum Call: String, Sendable {
         case add, copyMatching, update, delete
@@ -235,7 +236,7 @@ struct ValidationTests {
     }
 
     @Test func addWithMatchLimitSucceedsWithoutStoring() throws {
-        // Spec §3.4 note A (inferred from Apple's source): reproduced deliberately.
+        // docs/apple-semantics.md §3.4 note A (inferred from Apple's source): reproduced deliberately.
         try withTemporaryKeychain { _ in
             var item = Sec.password()
             item[kSecMatchLimit as String] = kSecMatchLimitOne

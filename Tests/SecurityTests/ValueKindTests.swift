@@ -4,7 +4,7 @@ import Latchkey
 import Security
 import Testing
 
-/// Spec §1.2: how each attribute kind coerces the value it is given, and what comes back.
+/// docs/apple-semantics.md §1.2: how each attribute kind coerces the value it is given, and what comes back.
 struct ValueKindTests {
     enum Input: Sendable {
         case string(String), data(String), int(Int), bool(Bool), date, nsNumberBool

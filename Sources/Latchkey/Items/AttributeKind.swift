@@ -1,6 +1,6 @@
 import Foundation
 
-/// How an attribute's value is coerced and stored (Apple's schema kinds, spec §1.2).
+/// How an attribute's value is coerced and stored (Apple's schema kinds, docs/apple-semantics.md §1.2).
 public enum AttributeKind: Sendable, Hashable {
     /// Strings and data kept as given; numbers kept; anything else rejected.
     case blob

@@ -21,7 +21,7 @@ public struct AttributeSpec: Sendable, Hashable {
 }
 
 /// The attributes, primary key and defaults of each item class, as Apple's data-protection keychain
-/// defines them (spec §1.4–§1.10). This is the one place where item semantics live.
+/// defines them (docs/apple-semantics.md §1.4–§1.10). This is the one place where item semantics live.
 public struct ItemSchema: Sendable {
     /// The class described.
     public let itemClass: ItemClass
