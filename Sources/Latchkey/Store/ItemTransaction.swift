@@ -168,7 +168,7 @@ final class ItemTransaction {
     }
 
     /// Runs an insert or update of `row`; when it hits another row's primary key, a tombstone or an
-    /// undecryptable row there is replaced (spec §3.8, §3.10), a live item is `duplicateItem`.
+    /// undecryptable row there is replaced (docs/apple-semantics.md §3.8, §3.10), a live item is `duplicateItem`.
     private func writeReplacing(
         _ row: ItemRow,
         in table: ItemTable,
