@@ -51,7 +51,6 @@ public protocol LAAuthenticator: Sendable {
 /// Where `LAContext` finds its authenticator (Latchkey-specific).
 public enum LAAuthentication {
     private static let installed = Mutex<any LAAuthenticator>(LATerminalAuthenticator())
-    private static let verifier = Mutex<@Sendable (SecretData) -> Bool>(defaultVerifier)
     @TaskLocal private static var scoped: (any LAAuthenticator)?
 
     /// The authenticator in effect: the innermost `withAuthenticator` scope, else the installed one.
@@ -82,23 +81,13 @@ public enum LAAuthentication {
         try await $scoped.withValue(authenticator, operation: operation)
     }
 
-    /// Replaces how `LAContext.evaluatePolicy` checks a typed passphrase (the `Security` module points
-    /// it at the keychain it uses).
-    public static func setPassphraseVerifier(_ verify: @escaping @Sendable (SecretData) -> Bool) {
-        verifier.withLock { $0 = verify }
-    }
-
-    /// The passphrase check used by `evaluatePolicy`.
-    static var passphraseVerifier: @Sendable (SecretData) -> Bool { verifier.withLock { $0 } }
-
-    /// Opens the default keychain (`KeychainLocation.defaultKeychainPath()`) with the passphrase.
-    private static let defaultVerifier: @Sendable (SecretData) -> Bool = { passphrase in
+    /// The passphrase check used by `evaluatePolicy`: the process keychain context's
+    /// (`KeychainContext.current().verifyPassphrase`); `false` when no keychain can be opened.
+    static var passphraseVerifier: @Sendable (SecretData) -> Bool {
         do {
-            let store = try KeychainStore.open(credentials: [.passphrase(passphrase)], createIfMissing: false)
-            defer { _ = try? store.close() }
-            return store.lockState == .unlocked
+            return try KeychainContext.current().verifyPassphrase
         } catch {
-            return false
+            return { _ in false }
         }
     }
 }

@@ -55,6 +55,9 @@ public struct KeychainError: Error, Sendable, Equatable, CustomStringConvertible
         public static let noDefaultKeychain = Code(rawValue: -25307)
         /// `errSecInteractionNotAllowed` (-25308): the keychain is locked for the item's accessibility class.
         public static let interactionNotAllowed = Code(rawValue: -25308)
+        /// `errSecInteractionRequired` (-25315): the item needs user authentication that the request did not
+        /// confirm; the caller authenticates the user and repeats the request with the confirmation.
+        public static let interactionRequired = Code(rawValue: -25315)
         /// `errSecDecode` (-26275): unable to decode the provided data (corrupt or tampered).
         public static let decode = Code(rawValue: -26275)
         /// `errSecInternal` (-26276).

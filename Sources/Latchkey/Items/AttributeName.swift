@@ -110,6 +110,9 @@ public struct AttributeName: RawRepresentable, Hashable, Sendable, Comparable, C
     public static let subjectKeyID: AttributeName = "skid"
     /// `kSecAttrPublicKeyHash`.
     public static let publicKeyHash: AttributeName = "pkhh"
+    /// Where a found identity carries its certificate's DER (Apple's private `certdata` key); faces build
+    /// the identity's certificate object from it and never return it as an attribute.
+    package static let identityCertificate: AttributeName = "certdata"
 
     // Keys.
     /// `kSecAttrKeyClass`.

@@ -5,9 +5,9 @@ import Foundation
 /// As in Apple's keychain, matching is exact and case-sensitive, a String and a Data of the same bytes
 /// are equal, synchronizable items are left out unless asked for, and the search covers every access
 /// group of the caller unless one is named.
-public struct ItemQuery: Sendable, Hashable {
+public struct ItemQuery: Sendable, Hashable, Codable {
     /// How the implicit `sync = 0` filter applies.
-    public enum Synchronizable: Sendable, Hashable {
+    public enum Synchronizable: String, Sendable, Hashable, Codable {
         /// Only items with `sync = 0` (the default when the attributes do not name `sync`).
         case no
         /// Only synchronizable items.
@@ -26,6 +26,11 @@ public struct ItemQuery: Sendable, Hashable {
     public var persistentReference: Data?
     /// Whether tombstones (deleted synchronizable items) are visible.
     public var includeTombstones: Bool
+    /// Internet passwords only: keep items whose server is this host or one of its sub-domains
+    /// (Apple's `kSecMatchHostOrSubdomainOfHost`).
+    public var hostOrSubdomain: String?
+    /// Identities only: the one identity made of this certificate and private key (`kSecValueRef`).
+    public var identity: IdentityReference?
 
     /// Makes a query.
     ///
@@ -34,23 +39,30 @@ public struct ItemQuery: Sendable, Hashable {
     ///   - attributes: Attribute equalities.
     ///   - synchronizable: The synchronizable filter (default `.no`).
     ///   - persistentReference: Restrict to one item.
+    ///   - includeTombstones: Whether deleted synchronizable items are visible.
+    ///   - hostOrSubdomain: Internet passwords whose server is this host or a sub-domain of it.
+    ///   - identity: The identity made of one certificate and private key.
     public init(
         _ itemClass: ItemClass?,
         attributes: [AttributeName: AttributeValue] = [:],
         synchronizable: Synchronizable = .no,
         persistentReference: Data? = nil,
-        includeTombstones: Bool = false
+        includeTombstones: Bool = false,
+        hostOrSubdomain: String? = nil,
+        identity: IdentityReference? = nil
     ) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.synchronizable = synchronizable
         self.persistentReference = persistentReference
         self.includeTombstones = includeTombstones
+        self.hostOrSubdomain = hostOrSubdomain
+        self.identity = identity
     }
 }
 
 /// How many matches a search returns.
-public enum MatchLimit: Sendable, Hashable {
+public enum MatchLimit: Sendable, Hashable, Codable {
     /// At most one (the default for searches).
     case one
     /// Every match.

@@ -222,6 +222,11 @@ public struct ItemSchema: Sendable {
         return out
     }
 
+    /// Whether two complete attribute sets name the same item (Apple's uniqueness rule, docs/apple-semantics.md §1.3).
+    func samePrimaryKey(_ lhs: [AttributeName: AttributeValue], _ rhs: [AttributeName: AttributeValue]) -> Bool {
+        primaryKeyBytes(of: lhs) == primaryKeyBytes(of: rhs)
+    }
+
     /// Whether `attributes` fix every primary-key attribute that has no fallback.
     func coversPrimaryKey(_ attributes: [AttributeName: AttributeValue]) -> Bool {
         primaryKey.allSatisfy { attributes[$0] != nil || self.attributes[$0]?.primaryKeyFallback != nil }

@@ -1,10 +1,6 @@
-import Synchronization
-
 extension Keychain {
-    /// The process-wide store opened by `defaultStore()`; failures are not remembered.
-    private static let sharedStore = Mutex<KeychainStore?>(nil)
-
-    /// The keychain file used by every `Keychain` made without a store.
+    /// The keychain file used by every `Keychain` made without a store: the process context's store
+    /// (`KeychainContext.current()`), shared with the `SecItem*` functions and `LAContext`.
     ///
     /// Opened once per process on first use with `KeychainStore.open()`: the file named by
     /// `LATCHKEY_KEYCHAIN` (or `~/.local/share/latchkey/login.keychain-db`), unlocked with the
@@ -13,19 +9,18 @@ extension Keychain {
     /// `unlock(with:)` on the returned store; `waitUntilAvailable()` waits for that.
     ///
     /// - Throws: The `KeychainError` of `KeychainStore.open` (for example `.interactionNotAllowed` when no
-    ///   keychain exists and no credential was given to create one). A failed open is retried next time.
+    ///   keychain exists and no credential was given to create one), or `.notAvailable` when the context's
+    ///   keychain is not opened in this process. A failed open is retried next time.
     public static func defaultStore() throws(KeychainError) -> KeychainStore {
-        try sharedStore.withLock { (current: inout KeychainStore?) throws(KeychainError) -> KeychainStore in
-            if let current { return current }
-            let opened = try KeychainStore.open()
-            current = opened
-            return opened
+        guard let store = try KeychainContext.current().store else {
+            throw KeychainError(.notAvailable, "The process's keychain context has no in-process store.")
         }
+        return store
     }
 
     /// Makes `store` the process-wide default (for example one opened with custom options), replacing
-    /// any store opened before. `Keychain` values made earlier without a store use it from then on.
+    /// any store opened before: installs `KeychainContext(store:)`, so `SecItem*` calls use it too.
     public static func setDefaultStore(_ store: KeychainStore) {
-        sharedStore.withLock { $0 = store }
+        KeychainContext.install(KeychainContext(store: store))
     }
 }

@@ -33,22 +33,16 @@ extension Keychain {
     ///
     /// - Throws: `interactionNotAllowed` when the item's or the new accessibility's class is locked.
     public func setPassword(_ secret: SecretData, for item: InternetPassword) throws(KeychainError) {
-        let store = try resolvedStore()
-        try store.transaction { transaction in
-            let (plan, existing) = try transaction.find(internetQuery(item), withData: false)
-            if let found = existing.first {
-                try transaction.update(
-                    found,
-                    plan: plan,
-                    with: ItemChanges(attributes: settableAttributes(), data: secret)
-                )
-            } else {
-                var attributes = settableAttributes().merging(item.attributes) { _, new in new }
-                attributes[.synchronizable] = synchronizable.newItemValue
-                if let accessGroup { attributes[.accessGroup] = .string(accessGroup) }
-                try transaction.add(.internetPassword, attributes: attributes, data: secret)
-            }
-        }
+        var attributes = settableAttributes().merging(item.attributes) { _, new in new }
+        attributes[.synchronizable] = synchronizable.newItemValue
+        if let accessGroup { attributes[.accessGroup] = .string(accessGroup) }
+        _ = try resolvedStore().perform(
+            .updateFirstOrAdd(
+                match: internetQuery(item),
+                changes: ItemChanges(attributes: settableAttributes(), data: secret),
+                otherwise: NewItem(.internetPassword, attributes: attributes, data: secret)
+            )
+        )
     }
 
     /// Stores `password` (UTF-8) for `item` (see `setPassword(_:for:)` with `SecretData`).

@@ -63,11 +63,10 @@ extension Keychain {
         case .service:
             return try remove(query(forKey: nil))
         case .everythingVisibleToThisProcess:
-            return try resolvedStore().transaction { transaction in
-                try ItemClass.storable.reduce(0) { count, itemClass in
-                    count + (try transaction.deleteAll(ItemQuery(itemClass, synchronizable: .any)))
-                }
+            let deletes = ItemClass.storable.map {
+                KeychainOperation.delete(DeleteRequest(ItemQuery($0, synchronizable: .any)))
             }
+            return try Self.deletedCount(resolvedStore().batch(deletes))
         }
     }
 }

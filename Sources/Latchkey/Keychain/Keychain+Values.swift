@@ -71,19 +71,13 @@ extension Keychain {
     /// - Throws: `interactionNotAllowed` when the existing item's or the new accessibility's class is
     ///   locked; `missingEntitlement` for an access group that is not the process's.
     public func set(_ secret: SecretData, forKey key: String) throws(KeychainError) {
-        let store = try resolvedStore()
-        try store.transaction { transaction in
-            let (plan, existing) = try transaction.find(query(forKey: key), withData: false)
-            if let item = existing.first {
-                try transaction.update(
-                    item,
-                    plan: plan,
-                    with: ItemChanges(attributes: settableAttributes(), data: secret)
-                )
-            } else {
-                try transaction.add(.genericPassword, attributes: newItemAttributes(forKey: key), data: secret)
-            }
-        }
+        _ = try resolvedStore().perform(
+            .updateFirstOrAdd(
+                match: query(forKey: key),
+                changes: ItemChanges(attributes: settableAttributes(), data: secret),
+                otherwise: NewItem(.genericPassword, attributes: newItemAttributes(forKey: key), data: secret)
+            )
+        )
     }
 
     /// Stores `value` under `key` as its bytes (see `set(_:forKey:)` for `SecretData`).
@@ -117,6 +111,13 @@ extension Keychain {
 
     /// Deletes every item matching `query` in one transaction; returns how many.
     func remove(_ query: ItemQuery) throws(KeychainError) -> Int {
-        try resolvedStore().transaction { try $0.deleteAll(query) }
+        try Self.deletedCount(resolvedStore().batch([.delete(DeleteRequest(query))]))
+    }
+
+    /// The total of a batch of deletes' counts.
+    static func deletedCount(_ outcomes: [KeychainOutcome]) throws(KeychainError) -> Int {
+        var total = 0
+        for outcome in outcomes { total += try outcome.count() }
+        return total
     }
 }

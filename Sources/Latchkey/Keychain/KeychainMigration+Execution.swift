@@ -88,11 +88,14 @@ extension KeychainMigration {
             var attributes: [AttributeName: AttributeValue] = [.accessible: .string(destination.accessibility.rawValue)]
             if let label = proposed.label { attributes[.label] = .string(label) }
             if let comment = proposed.comment { attributes[.comment] = .string(comment) }
-            let samePrimaryKey =
-                destination.service == source.service && proposed.key == sourceKey && group == metadata.accessGroup
-                && synchronizable == metadata.isSynchronizable
-            if samePrimaryKey {
-                try transaction.update(
+            var moved = item.attributes
+            moved[.service] = .string(destination.service)
+            moved[.account] = Keychain.account(proposed.key)
+            if let group { moved[.accessGroup] = .string(group) }
+            moved[.synchronizable] = .bool(synchronizable)
+            // The core's primary-key rule decides whether the item stays where it is.
+            if plan.schema.samePrimaryKey(item.attributes, moved) {
+                _ = try transaction.update(
                     item,
                     plan: plan,
                     with: ItemChanges(attributes: attributes, data: proposed.value)
@@ -129,7 +132,7 @@ extension KeychainMigration {
                 }
             }
             if mode == .move { try transaction.delete(item, plan: plan) }
-            try transaction.add(.genericPassword, attributes: attributes, data: proposed.value)
+            _ = try transaction.add(.genericPassword, attributes: attributes, data: proposed.value)
             entries.append(entry)
         }
         return entries

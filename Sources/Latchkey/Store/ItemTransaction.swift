@@ -54,6 +54,71 @@ final class ItemTransaction {
     ) throws
         -> FoundItem
     {
+        let new = try sealNew(itemClass, attributes: attributes, data: data)
+        try writeReplacing(new.row, in: new.table) { try writer.insert(new.row, into: new.table) }
+        changed = true
+        return new.item
+    }
+
+    /// Adds an item, or updates exactly the live item an add would collide with (same primary key: same
+    /// class, access group, synchronizable flag and key attributes) with the given attributes and secret.
+    /// Never `duplicateItem`; the creation date and persistent reference of an updated item stay.
+    func upsert(
+        _ itemClass: ItemClass,
+        attributes: [AttributeName: AttributeValue],
+        data: SecretData?
+    ) throws
+        -> FoundItem
+    {
+        let new = try sealNew(itemClass, attributes: attributes, data: data)
+        do {
+            try writeReplacing(new.row, in: new.table) { try writer.insert(new.row, into: new.table) }
+            changed = true
+            return new.item
+        } catch {
+            guard (error as? KeychainError)?.code == .duplicateItem else { throw error }
+        }
+        let plan = try store.plan(ItemQuery(itemClass, synchronizable: .any))
+        let filter = RowFilter(primaryKey: new.row.primaryKey)
+        let (rows, _) = try store.openRows(
+            reader: writer.reader,
+            plan: plan,
+            filter: filter,
+            withSecret: true,
+            snapshot
+        )
+        guard let existing = rows.first else {
+            throw KeychainError(.duplicateItem, "The specified item already exists in the keychain.")
+        }
+        var changes = try plan.schema.coerce(attributes)
+        for name in plan.schema.primaryKey { changes[name] = nil }
+        let updated = try update(existing, plan: plan, with: ItemChanges(attributes: changes, data: data))
+        return updated
+    }
+
+    /// Adds `items` together; with `tolerateExisting`, an item whose primary key is taken is left as it is,
+    /// and only all of them existing is `duplicateItem` (an identity's certificate and key).
+    func addAll(_ items: [NewItem], tolerateExisting: Bool) throws -> [FoundItem] {
+        var added: [FoundItem] = []
+        for item in items {
+            do {
+                added.append(try add(item.itemClass, attributes: item.attributes, data: item.data))
+            } catch {
+                guard tolerateExisting, (error as? KeychainError)?.code == .duplicateItem else { throw error }
+            }
+        }
+        if added.isEmpty, !items.isEmpty {
+            throw KeychainError(.duplicateItem, "The specified items already exist in the keychain.")
+        }
+        return added
+    }
+
+    /// A new item's complete values and sealed row: defaults, dates, digest, class key.
+    private func sealNew(
+        _ itemClass: ItemClass,
+        attributes: [AttributeName: AttributeValue],
+        data: SecretData?
+    ) throws -> (row: ItemRow, table: ItemTable, item: FoundItem) {
         let (table, schema) = try store.tableAndSchema(itemClass)
         var values = try schema.coerce(attributes)
         values[.sha1] = nil
@@ -86,24 +151,30 @@ final class ItemTransaction {
             tokens: tokens,
             schema: schema
         )
-        try writeReplacing(row, in: table) { try writer.insert(row, into: table) }
-        changed = true
-        return FoundItem(
+        let item = FoundItem(
             itemClass: itemClass,
             attributes: values,
             data: data,
             persistentReference: KeychainStore.persistentReference(itemClass, persistref)
         )
+        return (row, table, item)
     }
 
     /// Updates every item matching `query` (see `update(_:plan:with:batch:)`); returns how many.
     ///
-    /// The changes are validated first, so a bad attribute is reported even when nothing matches.
-    func updateAll(_ query: ItemQuery, with changes: ItemChanges) throws -> Int {
+    /// The changes are validated first, so a bad attribute is reported even when nothing matches; the
+    /// matches' access control is checked against `authentication` in the same transaction.
+    func updateAll(
+        _ query: ItemQuery,
+        with changes: ItemChanges,
+        authentication: AuthenticationPolicy = .confirmed
+    ) throws -> Int {
+        if IdentityJoin.isIdentity(query) { return try updateIdentities(query, with: changes, authentication) }
         let newValues = try store.plan(query).schema.coerce(changes.attributes)
         if let group = newValues[.accessGroup]?.stringValue { try store.checkAccessGroup(group) }
         let (plan, items) = try find(query, withData: true)
-        for item in items { try update(item, plan: plan, with: changes, batch: items) }
+        _ = try KeychainStore.applying(authentication, to: items.map { $0.found(plan.itemClass) })
+        for item in items { _ = try update(item, plan: plan, with: changes, batch: items) }
         return items.count
     }
 
@@ -120,7 +191,7 @@ final class ItemTransaction {
         plan: QueryPlan,
         with changes: ItemChanges,
         batch: [KeychainStore.OpenedRow] = []
-    ) throws {
+    ) throws -> FoundItem {
         var newValues = try plan.schema.coerce(changes.attributes)
         newValues[.multiUser] = nil
         for name: AttributeName in [.creationDate, .modificationDate, .sha1, "UUID"] { newValues[name] = nil }
@@ -148,6 +219,12 @@ final class ItemTransaction {
             try writer.insert(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
         }
         changed = true
+        return FoundItem(
+            itemClass: plan.itemClass,
+            attributes: values,
+            data: secret,
+            persistentReference: KeychainStore.persistentReference(plan.itemClass, item.row.persistref)
+        )
     }
 
     /// The accessibility class of a complete attribute set, refusing `whenPasscodeSetThisDeviceOnly` in a
@@ -206,9 +283,12 @@ final class ItemTransaction {
         changed = true
     }
 
-    /// Deletes every item matching `query` (see `delete(_:plan:)`); returns how many.
-    func deleteAll(_ query: ItemQuery) throws -> Int {
-        let (plan, items) = try find(query, withData: false)
+    /// Deletes the items matching `query` (every match, or the first `limit`; see `delete(_:plan:)`);
+    /// returns how many.
+    func deleteAll(_ query: ItemQuery, limit: MatchLimit = .all) throws -> Int {
+        if IdentityJoin.isIdentity(query) { return try deleteIdentities(query) }
+        var (plan, items) = try find(query, withData: false)
+        if let rowLimit = limit.rowLimit, items.count > rowLimit { items.removeLast(items.count - rowLimit) }
         for item in items { try delete(item, plan: plan) }
         return items.count
     }
@@ -249,40 +329,5 @@ extension KeychainStore {
         }
         if result.1 { ChangeMonitor.noteLocalWrite(to: self) }
         return result.0
-    }
-
-    /// Every item matching `query` (see `find`), or an empty array instead of `itemNotFound`.
-    func findAll(_ query: ItemQuery, withData: Bool = false) throws(KeychainError) -> [FoundItem] {
-        do {
-            return try find(query, limit: .all, withData: withData)
-        } catch  where error.code == .itemNotFound {
-            return []
-        }
-    }
-
-    /// The first item matching `query` (see `findOne`), or `nil` instead of `itemNotFound`.
-    func findFirst(_ query: ItemQuery, withData: Bool = false) throws(KeychainError) -> FoundItem? {
-        do {
-            return try findOne(query, withData: withData)
-        } catch  where error.code == .itemNotFound {
-            return nil
-        }
-    }
-
-    /// Whether an item matches `query`, answered from the search tokens alone when every filter has a
-    /// token column: no class key is needed, so it works while the item's class is locked.
-    ///
-    /// - Throws: `interactionNotAllowed` only when the keychain's index key is not available at all
-    ///   (never unlocked in this process and no device secret for it).
-    func exists(_ query: ItemQuery) throws(KeychainError) -> Bool {
-        let plan = try plan(query)
-        guard plan.fullyIndexed, plan.persistref == nil else { return try findFirst(query) != nil }
-        let tokens = try tokenCache(keys.snapshot())
-        let filter = try rowFilter(plan, tokens: tokens, limit: 1)
-        return try mappingErrors {
-            try storage.read { reader in
-                try !reader.select(from: plan.table, where: filter, includeSecret: false).isEmpty
-            }
-        }
     }
 }

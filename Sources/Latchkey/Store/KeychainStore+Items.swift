@@ -12,121 +12,152 @@ extension KeychainStore {
         var secret: SecretData?
     }
 
-    /// Adds an item, applying Apple's defaults (access group, accessibility, dates, empty primary-key
-    /// values) and uniqueness rules.
-    ///
-    /// - Parameters:
-    ///   - itemClass: A storable class (not `.identity`).
-    ///   - attributes: The item's attributes; values are coerced to the class's kinds.
-    ///   - data: The secret, or `nil` for an item without data.
-    /// - Returns: The stored item (all attributes, the secret, the persistent reference).
-    /// - Throws: `duplicateItem` (-25299) when the primary key exists; `interactionNotAllowed` (-25308) when
-    ///   the item's class key is locked; `noSuchAttribute`, `param`, `missingEntitlement` for bad input.
-    @discardableResult
-    public func add(
-        _ itemClass: ItemClass,
-        attributes: [AttributeName: AttributeValue],
-        data: SecretData?
-    ) throws(KeychainError) -> FoundItem {
-        let added = try transaction { try $0.add(itemClass, attributes: attributes, data: data) }
-        options.logger.debug("item added", metadata: ["class": "\(itemClass.rawValue)"])
-        return added
-    }
-
-    /// Finds items matching `query`, in insertion order.
-    ///
-    /// - Parameters:
-    ///   - limit: How many to return (default one).
-    ///   - withData: Whether to decrypt and return each item's secret.
-    /// - Returns: At least one item.
-    /// - Throws: `itemNotFound` (-25300) when nothing matches (never an empty array);
-    ///   `interactionNotAllowed` (-25308) when any matching row's class is locked; `decode` (-26275) when
-    ///   every match is corrupt or tampered (corrupt rows are skipped when others match).
-    public func find(
-        _ query: ItemQuery,
-        limit: MatchLimit = .one,
-        withData: Bool = false
-    ) throws(KeychainError)
-        -> [FoundItem]
-    {
-        let plan = try plan(query)
+    /// Executes a search: the class's rows or the identity join, then host matching, the access-control
+    /// policy, the match limit and the corrupt-row policy, all here.
+    func executeFind(_ request: FindRequest) throws(KeychainError) -> [FoundItem] {
+        let query = request.query
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
-        let filter = try rowFilter(plan, tokens: tokens, limit: plan.fullyIndexed ? limit.rowLimit : nil)
-        var (opened, corrupt) = try mappingErrors {
-            try storage.read { reader in
-                try self.openRows(reader: reader, plan: plan, filter: filter, withSecret: withData, snapshot)
-            }
-        }
-        if corrupt > 0, filter.limit != nil {
-            var unlimited = filter
-            unlimited.limit = nil
-            (opened, corrupt) = try mappingErrors {
+        // Filters applied after decryption make SQL's LIMIT inexact: fetch every match, trim at the end.
+        let postFiltered = query.hostOrSubdomain != nil || (request.withData && request.authentication == .skip)
+        var items: [FoundItem]
+        var corrupt = 0
+        if IdentityJoin.isIdentity(query) {
+            let pairs = try mappingErrors {
                 try storage.read { reader in
-                    try self.openRows(reader: reader, plan: plan, filter: unlimited, withSecret: withData, snapshot)
+                    try IdentityJoin.pairs(
+                        query,
+                        limit: postFiltered ? nil : request.limit.rowLimit,
+                        fetch: { part, withData in
+                            try self.rows(part, reader: reader, withData: withData, snapshot, tokens).rows
+                        },
+                        withData: request.withData
+                    )
+                }
+            }
+            items = pairs.map(IdentityJoin.item)
+        } else {
+            let plan = try plan(query)
+            let limit = plan.fullyIndexed && !postFiltered ? request.limit.rowLimit : nil
+            var filter = try rowFilter(plan, tokens: tokens, limit: limit)
+            var (opened, skipped) = try mappingErrors {
+                try storage.read { reader in
+                    try self.openRows(
+                        reader: reader,
+                        plan: plan,
+                        filter: filter,
+                        withSecret: request.withData,
+                        snapshot
+                    )
+                }
+            }
+            if skipped > 0, filter.limit != nil {
+                filter.limit = nil
+                (opened, skipped) = try mappingErrors {
+                    try storage.read { reader in
+                        try self.openRows(
+                            reader: reader,
+                            plan: plan,
+                            filter: filter,
+                            withSecret: request.withData,
+                            snapshot
+                        )
+                    }
+                }
+            }
+            corrupt = skipped
+            items = opened.map { $0.found(plan.itemClass) }
+        }
+        if let host = query.hostOrSubdomain { items = items.filter { Self.serverMatches($0.attributes, host) } }
+        if request.withData { items = try Self.applying(request.authentication, to: items) }
+        if let rowLimit = request.limit.rowLimit, items.count > rowLimit { items.removeLast(items.count - rowLimit) }
+        guard !items.isEmpty else {
+            if corrupt > 0, request.corruptRows == .report {
+                throw KeychainError(.decode, "The matching item failed authentication (corrupt or tampered).")
+            }
+            throw Self.notFound
+        }
+        return items
+    }
+
+    /// The rows matching `query` (a storable class), decrypted, with how many corrupt rows were skipped.
+    func rows(
+        _ query: ItemQuery,
+        reader: StorageReader,
+        withData: Bool,
+        _ snapshot: KeyRing.Snapshot,
+        _ tokens: TokenCache
+    ) throws -> (plan: QueryPlan, rows: [OpenedRow], corrupt: Int) {
+        let plan = try plan(query)
+        let filter = try rowFilter(plan, tokens: tokens, limit: nil)
+        let (rows, corrupt) = try openRows(reader: reader, plan: plan, filter: filter, withSecret: withData, snapshot)
+        return (plan, rows, corrupt)
+    }
+
+    /// `kSecMatchHostOrSubdomainOfHost`: the item's server (text or UTF-8 data) is `host` or ends in `.host`.
+    static func serverMatches(_ attributes: [AttributeName: AttributeValue], _ host: String) -> Bool {
+        guard let value = attributes[.server],
+            let server = value.stringValue ?? value.dataValue.flatMap({ String(data: $0, encoding: .utf8) })
+        else { return false }
+        return server == host || server.hasSuffix("." + host)
+    }
+
+    /// The access-control rule for items whose secret is about to be used (docs/apple-semantics.md §6.2):
+    /// `skip` drops protected items, `fail` is `interactionNotAllowed`, `ask` is `interactionRequired`
+    /// (authenticate, then repeat with `confirmed`).
+    static func applying(_ policy: AuthenticationPolicy, to items: [FoundItem]) throws(KeychainError) -> [FoundItem] {
+        let protected = items.map { AccessControlRecord(of: $0.attributes).requiresAuthentication }
+        guard protected.contains(true) else { return items }
+        switch policy {
+        case .confirmed:
+            return items
+        case .skip:
+            return zip(items, protected).filter { !$0.1 }.map(\.0)
+        case .fail:
+            throw KeychainError(
+                .interactionNotAllowed,
+                "The item needs user authentication and the request does not allow asking for it."
+            )
+        case .ask:
+            throw KeychainError(.interactionRequired, "The item needs user authentication before it can be used.")
+        }
+    }
+
+    /// Whether an item matches `query`, from the search tokens alone when every filter has a token column.
+    func executeExists(_ query: ItemQuery) throws(KeychainError) -> Bool {
+        if !IdentityJoin.isIdentity(query) {
+            let plan = try plan(query)
+            if plan.fullyIndexed, plan.persistref == nil, query.hostOrSubdomain == nil {
+                let tokens = try tokenCache(keys.snapshot())
+                let filter = try rowFilter(plan, tokens: tokens, limit: 1)
+                return try mappingErrors {
+                    try storage.read { reader in
+                        try !reader.select(from: plan.table, where: filter, includeSecret: false).isEmpty
+                    }
                 }
             }
         }
-        if let rowLimit = limit.rowLimit, opened.count > rowLimit { opened.removeLast(opened.count - rowLimit) }
-        if opened.isEmpty {
-            if corrupt > 0 {
-                throw KeychainError(.decode, "The matching item failed authentication (corrupt or tampered).")
-            }
-            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
-        }
-        return opened.map {
-            FoundItem(
-                itemClass: plan.itemClass,
-                attributes: $0.attributes,
-                data: $0.secret,
-                persistentReference: Self.persistentReference(plan.itemClass, $0.row.persistref)
-            )
+        do {
+            return try !executeFind(FindRequest(query, limit: .one, corruptRows: .skip)).isEmpty
+        } catch {
+            guard error.code == .itemNotFound else { throw error }
+            return false
         }
     }
 
-    /// The first item matching `query` (see `find`).
-    public func findOne(_ query: ItemQuery, withData: Bool = false) throws(KeychainError) -> FoundItem {
-        guard let first = try find(query, limit: .one, withData: withData).first else {
-            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
-        }
-        return first
+    static var notFound: KeychainError {
+        KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
     }
+}
 
-    /// Updates every item matching `query`, all or nothing, in one transaction.
-    ///
-    /// The modification date strictly increases; changing the accessibility re-encrypts under the new
-    /// class key; moving an item onto another item's primary key fails with `duplicateItem` and changes
-    /// nothing.
-    ///
-    /// - Returns: The number of items updated (at least one).
-    /// - Throws: `itemNotFound` when nothing matches; `duplicateItem`; `interactionNotAllowed`.
-    @discardableResult
-    public func update(_ query: ItemQuery, with changes: ItemChanges) throws(KeychainError) -> Int {
-        let count = try transaction { try $0.updateAll(query, with: changes) }
-        guard count > 0 else {
-            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
-        }
-        options.logger.debug(
-            "items updated",
-            metadata: ["class": "\(query.itemClass?.rawValue ?? "?")", "count": "\(count)"]
+extension KeychainStore.OpenedRow {
+    /// The row as a search result of `itemClass`.
+    func found(_ itemClass: ItemClass) -> FoundItem {
+        FoundItem(
+            itemClass: itemClass,
+            attributes: attributes,
+            data: secret,
+            persistentReference: KeychainStore.persistentReference(itemClass, row.persistref)
         )
-        return count
-    }
-
-    /// Deletes every item matching `query`; synchronizable items leave a tombstone, as on Apple's keychain.
-    ///
-    /// - Returns: The number of items deleted (at least one).
-    /// - Throws: `itemNotFound` when nothing matches; `interactionNotAllowed` when a match is locked.
-    @discardableResult
-    public func delete(_ query: ItemQuery) throws(KeychainError) -> Int {
-        let count = try transaction { try $0.deleteAll(query) }
-        guard count > 0 else {
-            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
-        }
-        options.logger.debug(
-            "items deleted",
-            metadata: ["class": "\(query.itemClass?.rawValue ?? "?")", "count": "\(count)"]
-        )
-        return count
     }
 }

@@ -35,6 +35,9 @@ extension KeychainStore {
         }
         guard let itemClass else { throw KeychainError(.param, "The query names no item class.") }
         let (table, schema) = try tableAndSchema(itemClass)
+        if query.hostOrSubdomain != nil, itemClass != .internetPassword {
+            throw KeychainError(.unimplemented, "kSecMatchHostOrSubdomainOfHost applies to internet passwords only.")
+        }
         let attributes = try schema.coerce(query.attributes)
         if let group = attributes[.accessGroup]?.stringValue { try checkAccessGroup(group) }
         let fullyIndexed = attributes.keys.allSatisfy { TokenCache.column(for: $0, in: table) != nil }

@@ -58,8 +58,22 @@ struct ItemRequest {
             // The implicit `sync = 0` filter is not added when a persistent reference names the item
             // (docs/apple-semantics.md §3.2).
             synchronizable: synchronizableAny || persistentReference != nil ? .any : .no,
-            persistentReference: persistentReference
+            persistentReference: persistentReference,
+            hostOrSubdomain: hostOrSubdomain,
+            identity: (valueRef as? SecIdentity).map {
+                IdentityReference(certificate: $0.certificate.der, keyLabel: $0.privateKey.applicationLabel)
+            }
         )
+    }
+
+    /// How the core treats items whose secret needs user authentication (`kSecUseAuthenticationUI`):
+    /// `allow` asks (the face authenticates and repeats), `fail` and `skip` as named.
+    var authenticationPolicy: AuthenticationPolicy {
+        switch authenticationUI {
+        case .allow: .ask
+        case .fail: .fail
+        case .skip: .skip
+        }
     }
 
     mutating func client(_ message: String) {

@@ -2,7 +2,6 @@
 import Foundation
 import Latchkey
 import LocalAuthentication
-import Synchronization
 
 /// Which keychain the `SecItem*` functions use, and the last error's message (Latchkey-specific; Apple's
 /// `Security` has no equivalent because the system owns the keychain).
@@ -20,37 +19,30 @@ import Synchronization
 /// LatchkeySecurity.withStore(store) { ... } // this task (or thread) only
 /// ```
 public enum LatchkeySecurity {
-    private static let installed = Mutex<KeychainStore?>(nil)
-    @TaskLocal private static var scoped: KeychainStore?
-
-    /// Points every `SecItem*` call of the process at `store`; `nil` returns to the lazily opened default.
+    /// Points every `SecItem*` call of the process (and every `Keychain` made without a store) at `store`;
+    /// `nil` returns to the lazily opened default. The same as `KeychainContext.install`.
     public static func useStore(_ store: KeychainStore?) {
-        installed.withLock { $0 = store }
-        if let store { LAAuthentication.setPassphraseVerifier(passphraseVerifier(for: store)) }
+        KeychainContext.install(store.map { KeychainContext(store: $0) })
     }
 
     /// Runs `operation` with `SecItem*` calls of the current task (or thread) using `store`.
     public static func withStore<T>(_ store: KeychainStore, operation: () throws -> T) rethrows -> T {
-        try $scoped.withValue(store, operation: operation)
+        try KeychainContext.with(KeychainContext(store: store), operation: operation)
     }
 
     /// Async variant of `withStore(_:operation:)`.
     public static func withStore<T>(_ store: KeychainStore, operation: () async throws -> T) async rethrows -> T {
-        try await $scoped.withValue(store, operation: operation)
+        try await KeychainContext.with(KeychainContext(store: store), operation: operation)
     }
 
     /// The store `SecItem*` calls use now, opening the default one if needed.
     ///
     /// - Throws: `KeychainError` when the default keychain cannot be opened.
     public static func currentStore() throws(KeychainError) -> KeychainStore {
-        if let scoped { return scoped }
-        return try installed.withLock { (slot: inout KeychainStore?) throws(KeychainError) -> KeychainStore in
-            if let store = slot { return store }
-            let store = try KeychainStore.open()
-            slot = store
-            LAAuthentication.setPassphraseVerifier(passphraseVerifier(for: store))
-            return store
+        guard let store = try KeychainContext.current().store else {
+            throw KeychainError(.notAvailable, "The process's keychain context has no in-process store.")
         }
+        return store
     }
 
     /// The message of the last failed `SecItem*` call on this thread (what failed and what to do);
@@ -63,18 +55,6 @@ public enum LatchkeySecurity {
 
     static func recordLastError(_ message: String?) {
         Thread.current.threadDictionary[lastErrorKey] = message
-    }
-
-    /// A passphrase check against `store` (used by the terminal authenticator).
-    static func passphraseVerifier(for store: KeychainStore) -> @Sendable (SecretData) -> Bool {
-        { passphrase in
-            do {
-                try store.unlock(with: .passphrase(passphrase))
-                return true
-            } catch {
-                return false
-            }
-        }
     }
 }
 #endif

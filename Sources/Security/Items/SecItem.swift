@@ -32,15 +32,15 @@ extension SecItemCalls {
     /// `SecItemAdd`'s body, throwing its error.
     static func add(_ attributes: NSDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) throws -> OSStatus {
         let request = ItemRequest.parse(attributes, for: .add)
-        let store = try SecItemCalls.prepare(request)
+        let service = try SecItemCalls.prepare(request)
         guard let itemClass = request.itemClass else { return errSecParam }
-        if itemClass == .identity { return try IdentityCalls.add(attributes, request, store, result) }
         // Apple's daemon returns the error constant from a boolean function, i.e. "success", without
         // inserting when an add carries match keys (docs/apple-semantics.md §3.4 note A). We reproduce it deliberately.
         if !request.otherMatchKeys.isEmpty || request.limit != nil { return errSecSuccess }
+        if itemClass == .identity { return try IdentityCalls.add(attributes, request, service, result) }
         var values = request.attributes
         if request.synchronizableAny { values[.synchronizable] = nil }
-        let added = try store.add(itemClass, attributes: values, data: request.secret.map { SecretData($0) })
+        let added = try service.add(itemClass, attributes: values, data: request.secret.map { SecretData($0) })
         if let result,
             let value = ResultShape.addValue(added, request.returns, accessControlGiven: request.accessControl != nil)
         {
@@ -75,36 +75,25 @@ extension SecItemCalls {
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCalls.run { () throws -> OSStatus in
         let request = ItemRequest.parse(query, for: .copyMatching)
-        let store = try SecItemCalls.prepare(request)
+        let service = try SecItemCalls.prepare(request)
         guard let itemClass = request.itemClass else { return errSecParam }
         try SecItemCalls.checkMatchKeys(request, itemClass)
         let limit = request.limit ?? .one
         let withData = request.returns.contains(.data) || request.returns.contains(.ref)
-        let postFiltered = request.hostOrSubdomain != nil || (withData && request.authenticationUI == .skip)
-        var items: [FoundItem]
-        do {
-            if itemClass == .identity {
-                items = try IdentityItems.find(request, store, limit: postFiltered ? .all : limit, withData: withData)
-            } else {
-                items = try store.find(request.query, limit: postFiltered ? .all : limit, withData: withData)
-            }
-        } catch KeychainError.Code.decode {
-            // Apple skips undecryptable rows silently: when every match is corrupt, nothing was found.
-            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
-        }
-        if let host = request.hostOrSubdomain {
-            items = items.filter { item in
-                guard let server = item.attributes[.server].flatMap(SecItemCalls.text) else { return false }
-                return server == host || server.hasSuffix("." + host)
-            }
-        }
-        if withData {
-            items = try SecItemCalls.authenticate(items, request, store)
-        }
-        if case .count(let count) = limit, items.count > count { items.removeLast(items.count - count) }
-        if limit == .one, items.count > 1 { items.removeLast(items.count - 1) }
-        guard !items.isEmpty else {
-            throw KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
+        // Host matching, access control, limits, identities and corrupt rows are the core's rules; Apple
+        // skips undecryptable rows silently (when every match is corrupt, nothing was found).
+        let items = try SecItemCalls.authenticating(request) { policy in
+            try service.perform(
+                .find(
+                    FindRequest(
+                        request.query,
+                        limit: limit,
+                        withData: withData,
+                        authentication: policy,
+                        corruptRows: .skip
+                    )
+                )
+            ).items()
         }
         if let result {
             if limit == .one {
@@ -138,28 +127,19 @@ extension SecItemCalls {
     /// `SecItemUpdate`'s body, throwing its error.
     static func update(_ query: NSDictionary, _ attributesToUpdate: NSDictionary) throws -> OSStatus {
         let request = ItemRequest.parse(query, for: .update)
-        let changes = ItemRequest.parse(attributesToUpdate, for: .updateAttributes, itemClass: request.itemClass)
+        // An identity's changes apply to its certificate and key: they are parsed as key attributes.
+        let changesClass = request.itemClass == .identity ? .key : request.itemClass
+        let changes = ItemRequest.parse(attributesToUpdate, for: .updateAttributes, itemClass: changesClass)
         if let error = changes.clientError { throw error }
-        let store = try SecItemCalls.prepare(request, checkingGroupFirst: true)
-        if request.itemClass == .identity {
-            return try IdentityCalls.update(query, request, store, attributesToUpdate)
-        }
+        let service = try SecItemCalls.prepare(request, checkingGroupFirst: true)
         if let error = changes.parseError { throw error }
-        if let group = changes.explicitAccessGroup { try SecItemCalls.checkGroup(group, store) }
-        // Reading the old secret to re-encrypt it needs the same authentication as reading it.
-        let existing: [FoundItem]
-        do {
-            existing = try store.find(request.query, limit: .all, withData: false)
-        } catch {
-            // (A `catch KeychainError.Code.x` pattern here crashes the Swift 6.3.1 compiler.)
-            guard error.code == .itemNotFound || error.code == .decode else { throw error }
-            existing = []
+        if let group = changes.explicitAccessGroup { try SecItemCalls.checkGroup(group, service) }
+        // Find, access-control check and update run in one core transaction; rewriting a protected secret
+        // needs the same authentication as reading it.
+        let update = ItemChanges(attributes: changes.attributes, data: changes.secret.map { SecretData($0) })
+        _ = try SecItemCalls.authenticating(request) { policy in
+            try service.update(request.query, with: update, authentication: policy)
         }
-        _ = try SecItemCalls.authenticate(existing, request, store)
-        try store.update(
-            request.query,
-            with: ItemChanges(attributes: changes.attributes, data: changes.secret.map { SecretData($0) })
-        )
         return errSecSuccess
     }
 }
@@ -181,9 +161,8 @@ extension SecItemCalls {
     /// `SecItemDelete`'s body, throwing its error.
     static func delete(_ query: NSDictionary) throws -> OSStatus {
         let request = ItemRequest.parse(query, for: .delete)
-        let store = try SecItemCalls.prepare(request, checkingGroupFirst: true)
-        if request.itemClass == .identity { return try IdentityCalls.delete(query, request, store) }
-        try store.delete(request.query)
+        let service = try SecItemCalls.prepare(request, checkingGroupFirst: true)
+        try service.delete(request.query)
         return errSecSuccess
     }
 }
@@ -201,28 +180,28 @@ enum SecItemCalls {
         }
     }
 
-    /// Applies Apple's precedence
-    /// (docs/apple-semantics.md §5): client-side errors, then the entitlement check, then (for
-    /// Update/Delete) an explicit access group, then the dictionary parser, then an explicit access group.
-    static func prepare(_ request: ItemRequest, checkingGroupFirst: Bool = false) throws -> KeychainStore {
+    /// Applies Apple's precedence (docs/apple-semantics.md §5): client-side errors, then the entitlement
+    /// check, then (for Update/Delete) an explicit access group, then the dictionary parser, then an
+    /// explicit access group. Returns the process context's keychain service.
+    static func prepare(_ request: ItemRequest, checkingGroupFirst: Bool = false) throws -> any KeychainService {
         if let error = request.clientError { throw error }
-        let store = try LatchkeySecurity.currentStore()
-        let groups = store.options.accessGroups
+        let service = try KeychainContext.current().service
+        let groups = try service.callerAccessGroups()
         guard !groups.isEmpty else {
             throw KeychainError(
                 .missingEntitlement,
                 "This process has no keychain access groups; set LATCHKEY_ACCESS_GROUPS or add an .entitlements file."
             )
         }
-        if checkingGroupFirst, let group = request.explicitAccessGroup { try checkGroup(group, store) }
+        if checkingGroupFirst, let group = request.explicitAccessGroup { try checkGroup(group, service) }
         if let error = request.parseError { throw error }
-        if let group = request.explicitAccessGroup { try checkGroup(group, store) }
-        return store
+        if let group = request.explicitAccessGroup { try checkGroup(group, service) }
+        return service
     }
 
     /// `errSecMissingEntitlement` unless `group` is one of the caller's groups.
-    static func checkGroup(_ group: String, _ store: KeychainStore) throws {
-        let groups = store.options.accessGroups
+    static func checkGroup(_ group: String, _ service: any KeychainService) throws {
+        let groups = try service.callerAccessGroups()
         guard groups.contains(group) else {
             throw KeychainError(
                 .missingEntitlement,
@@ -241,38 +220,23 @@ enum SecItemCalls {
                 throw KeychainError(.unimplemented, "Certificate match key '\(key)' is not supported.")
             }
         }
-        if request.hostOrSubdomain != nil, itemClass != .internetPassword {
-            throw KeychainError(.unimplemented, "kSecMatchHostOrSubdomainOfHost applies to internet passwords only.")
-        }
     }
 
-    /// A string or UTF-8 data attribute as text.
-    static func text(_ value: AttributeValue) -> String? {
-        value.stringValue ?? value.dataValue.flatMap { String(data: $0, encoding: .utf8) }
-    }
-
-    /// Enforces `kSecAttrAccessControl` constraints on items whose secret is about to be used:
-    /// Skip drops them, Fail is `errSecInteractionNotAllowed`, Allow authenticates once for the call.
-    static func authenticate(_ items: [FoundItem], _ request: ItemRequest, _ store: KeychainStore) throws -> [FoundItem]
-    {
-        let protected = items.map { ResultShape.accessControl(of: $0).requiresAuthentication }
-        guard protected.contains(true) else { return items }
-        switch request.authenticationUI {
-        case .skip:
-            return zip(items, protected).filter { !$0.1 }.map(\.0)
-        case .fail:
-            throw KeychainError(
-                .interactionNotAllowed,
-                "The item needs user authentication and kSecUseAuthenticationUIFail was given."
-            )
-        case .allow:
-            let context = request.authenticationContext ?? LAContext()
-            try context.authenticateForKeychain(
-                reason: request.operationPrompt,
-                verifier: LatchkeySecurity.passphraseVerifier(for: store)
-            )
-            return items
+    /// Runs `body` with the request's authentication policy; when the core answers that an item needs
+    /// user authentication (`interactionRequired`), authenticates through `LAContext` (the request's
+    /// `kSecUseAuthenticationContext`, or a new one) and runs `body` again with the confirmation.
+    static func authenticating<T>(_ request: ItemRequest, _ body: (AuthenticationPolicy) throws -> T) throws -> T {
+        do {
+            return try body(request.authenticationPolicy)
+        } catch {
+            guard (error as? KeychainError)?.code == .interactionRequired else { throw error }
         }
+        let context = request.authenticationContext ?? LAContext()
+        try context.authenticateForKeychain(
+            reason: request.operationPrompt,
+            verifier: try KeychainContext.current().verifyPassphrase
+        )
+        return try body(.confirmed)
     }
 }
 #endif

@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Latchkey
 
 /// Reads `kSecAttrKeyType` (a string such as `kSecAttrKeyTypeECSECPrimeRandom` or a number) as Apple's number.
 private func keyTypeNumber(_ value: Any?) -> Int? {
@@ -60,21 +61,21 @@ public func SecKeyCreateRandomKey(
     } catch {
         return nil
     }
-    var stored: [SecKey] = []
-    for (part, partParameters) in [(key, privateParameters), (key.publicKey, publicParameters)]
-    where KeyGenerationParameters.isPermanent(partParameters) {
-        let status = SecItemAdd(KeyGenerationParameters.addDictionary(part, partParameters), nil)
-        guard status == errSecSuccess else {
-            // Leave nothing half-stored: remove the private key when storing the public one failed.
-            for earlier in stored { SecItemDelete([kSecValueRef as String: earlier] as NSDictionary) }
-            SecKeyError(
-                status,
-                "Storing the new \(part.isPrivate ? "private" : "public") key failed (OSStatus \(status))."
+    let permanent = [(key, privateParameters), (key.publicKey, publicParameters)]
+        .filter { KeyGenerationParameters.isPermanent($0.1) }
+    if !permanent.isEmpty {
+        // Both keys are stored by the core in one transaction: all or nothing.
+        let status = SecItemCalls.run {
+            try KeyGenerationParameters.storeTogether(
+                permanent.map { KeyGenerationParameters.addDictionary($0.0, $0.1) }
             )
-            .report(to: error)
+        }
+        guard status == errSecSuccess else {
+            SecKeyError(status, "Storing the new key failed (OSStatus \(status)); nothing was stored.").report(
+                to: error
+            )
             return nil
         }
-        stored.append(part)
     }
     return key
 }
@@ -91,6 +92,22 @@ enum KeyGenerationParameters {
             if let key = ValueBridge.string(key) { merged[key] = value }
         }
         return merged
+    }
+
+    /// Adds the keys of `dictionaries` (each a `SecItemAdd` dictionary) in one core transaction.
+    static func storeTogether(_ dictionaries: [NSDictionary]) throws -> OSStatus {
+        var items: [NewItem] = []
+        var service: (any KeychainService)?
+        for dictionary in dictionaries {
+            let request = ItemRequest.parse(dictionary, for: .add)
+            service = try SecItemCalls.prepare(request)
+            guard let itemClass = request.itemClass else { return errSecParam }
+            var values = request.attributes
+            if request.synchronizableAny { values[.synchronizable] = nil }
+            items.append(NewItem(itemClass, attributes: values, data: request.secret.map { SecretData($0) }))
+        }
+        _ = try service?.perform(.addAll(items, tolerateExisting: false))
+        return errSecSuccess
     }
 
     /// Whether `kSecAttrIsPermanent` is true.

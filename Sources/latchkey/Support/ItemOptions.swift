@@ -98,41 +98,21 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .customLong("json"), help: "Print JSON instead of security's attribute dump.") var json = false
 }
 
-extension KeychainStore {
-    /// Adds an item, or with `update` replaces the attributes and secret of the item with the same primary key.
+extension KeychainService {
+    /// Adds an item, or with `update` (`-U`) upserts it: the core updates exactly the item the add would
+    /// collide with (same primary key, access group included), in the same transaction.
     func addOrUpdate(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
         data: SecretData?,
         update: Bool
     ) throws {
-        let duplicate: Bool
-        do {
-            try add(itemClass, attributes: attributes, data: data)
-            duplicate = false
-        } catch {
-            guard error.code == .duplicateItem, update else { throw error }
-            duplicate = true
-        }
-        if duplicate {
-            let schema = ItemSchema.of(itemClass)
-            let primaryKey: [AttributeName] = [
-                .account, .service, .server, .protocol, .port, .path, .securityDomain, .authenticationType,
-            ].filter { schema.primaryKey.contains($0) }
-            var key: [AttributeName: AttributeValue] = [:]
-            for name in primaryKey {
-                key[name] = attributes[name] ?? schema.attributes[name]?.defaultValue ?? .string("")
-            }
-            var changes = attributes
-            for name in primaryKey { changes[name] = nil }
-            try self.update(ItemQuery(itemClass, attributes: key), with: ItemChanges(attributes: changes, data: data))
-        }
+        let item = NewItem(itemClass, attributes: attributes, data: data)
+        _ = try perform(update ? .upsert(item) : .add(item))
     }
 
     /// Deletes the first item matching `query`, or every match with `all`; returns how many were deleted.
     func deleteMatches(_ query: ItemQuery, all: Bool) throws -> Int {
-        if all { return try delete(query) }
-        let first = try findOne(query)
-        return try delete(ItemQuery(nil, persistentReference: first.persistentReference))
+        try delete(query, limit: all ? .all : .one)
     }
 }

@@ -1,0 +1,142 @@
+import Foundation
+import LatchkeyCrypto
+
+/// One request to a keychain: the whole vocabulary every face (the Apple `SecItem*` calls, the typed
+/// `Keychain`, the CLI, the token manager) speaks to the core.
+///
+/// A value of this type is `Sendable`, `Hashable` and `Codable`, so the same request is executed in
+/// process by `KeychainStore` or carried over a socket to an agent (`KeychainWireCodec`). Every item rule
+/// (defaults, uniqueness, matching, identities, access control, corrupt rows) is decided by the executor,
+/// never by the face that builds the request.
+public enum KeychainOperation: Sendable, Hashable, Codable {
+    /// Adds one item (Apple's defaults, then uniqueness). Answers `.items([added])`.
+    case add(NewItem)
+    /// Adds several items all or nothing (a key pair; an identity's certificate and key with
+    /// `tolerateExisting`). Answers `.items(added)`.
+    case addAll([NewItem], tolerateExisting: Bool)
+    /// Adds the item, or updates the exact live item an add would collide with. Answers `.items([item])`.
+    case upsert(NewItem)
+    /// Updates the first live item matching `match` with `changes`, or adds `otherwise` when none matches,
+    /// in one transaction (the typed API's `set`). Answers `.items([item])`.
+    case updateFirstOrAdd(match: ItemQuery, changes: ItemChanges, otherwise: NewItem)
+    /// Finds items. Answers `.items` (at least one) or throws `itemNotFound`.
+    case find(FindRequest)
+    /// Whether an item matches (from the search tokens alone when possible). Answers `.exists`.
+    case exists(ItemQuery)
+    /// Updates every match, all or nothing. Answers `.count` (at least one).
+    case update(UpdateRequest)
+    /// Deletes matches (synchronizable items leave tombstones). Answers `.count` (at least one).
+    case delete(DeleteRequest)
+    /// Runs operations in one transaction, all or nothing. A delete inside a batch that matches nothing
+    /// answers `.count(0)` instead of failing. Answers `.batch` with one outcome per operation.
+    indirect case batch([KeychainOperation])
+    /// The lock state. Answers `.lockState`.
+    case lockState
+    /// Unlocks with a credential. Answers `.lockState`.
+    case unlock(UnlockCredential)
+    /// Locks (`WhenUnlocked` classes become unavailable). Answers `.lockState`.
+    case lock
+    /// The caller's access groups, in order. Answers `.accessGroups`.
+    case accessGroups
+    /// The change counter every committed item change bumps. Answers `.changeCounter`.
+    case changeCounter
+}
+
+/// An item to add: class, attributes and secret.
+public struct NewItem: Sendable, Hashable {
+    /// A storable class (`.identity` is added as its certificate and key with `.addAll`).
+    public var itemClass: ItemClass
+    /// The item's attributes; the core coerces values to the class's kinds and applies defaults.
+    public var attributes: [AttributeName: AttributeValue]
+    /// The secret, or `nil` for an item without data.
+    public var data: SecretData?
+
+    /// Makes an item to add.
+    public init(_ itemClass: ItemClass, attributes: [AttributeName: AttributeValue], data: SecretData? = nil) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.data = data
+    }
+}
+
+/// What the caller has done about items whose secret needs user authentication (`accc` with a
+/// user-presence, passcode or biometry constraint).
+public enum AuthenticationPolicy: String, Sendable, Hashable, Codable {
+    /// Fail with `interactionRequired` (-25315) when a protected item's secret would be read or
+    /// rewritten; the caller then authenticates the user and repeats the request with `.confirmed`.
+    case ask
+    /// Leave protected items out (Apple's `kSecUseAuthenticationUISkip`).
+    case skip
+    /// Fail with `interactionNotAllowed` (Apple's `kSecUseAuthenticationUIFail`).
+    case fail
+    /// The caller authenticated the user for this request.
+    case confirmed
+}
+
+/// What a search does with rows that fail authentication (corrupt or tampered).
+public enum CorruptRowPolicy: String, Sendable, Hashable, Codable {
+    /// Skip them; when every match is corrupt, nothing was found (`itemNotFound`), as Apple does.
+    case skip
+    /// Skip them while others match; when every match is corrupt, fail with `decode` (-26275).
+    case report
+}
+
+/// A search: which items, how many, with or without their secrets.
+public struct FindRequest: Sendable, Hashable, Codable {
+    /// Which items.
+    public var query: ItemQuery
+    /// How many (default one).
+    public var limit: MatchLimit
+    /// Whether to decrypt and return secrets.
+    public var withData: Bool
+    /// What to do with items whose secret needs user authentication (only when `withData`).
+    public var authentication: AuthenticationPolicy
+    /// What to do with corrupt rows.
+    public var corruptRows: CorruptRowPolicy
+
+    /// Makes a search.
+    public init(
+        _ query: ItemQuery,
+        limit: MatchLimit = .one,
+        withData: Bool = false,
+        authentication: AuthenticationPolicy = .fail,
+        corruptRows: CorruptRowPolicy = .report
+    ) {
+        self.query = query
+        self.limit = limit
+        self.withData = withData
+        self.authentication = authentication
+        self.corruptRows = corruptRows
+    }
+}
+
+/// An update: which items and what changes.
+public struct UpdateRequest: Sendable, Hashable, Codable {
+    /// Which items.
+    public var query: ItemQuery
+    /// The new attribute values and secret.
+    public var changes: ItemChanges
+    /// What the caller has done about items whose secret needs user authentication.
+    public var authentication: AuthenticationPolicy
+
+    /// Makes an update.
+    public init(_ query: ItemQuery, changes: ItemChanges, authentication: AuthenticationPolicy = .fail) {
+        self.query = query
+        self.changes = changes
+        self.authentication = authentication
+    }
+}
+
+/// A delete: which items, and how many of them.
+public struct DeleteRequest: Sendable, Hashable, Codable {
+    /// Which items.
+    public var query: ItemQuery
+    /// `.all` (Apple's `SecItemDelete`) or `.one` (the first match, `security delete-*-password`).
+    public var limit: MatchLimit
+
+    /// Makes a delete.
+    public init(_ query: ItemQuery, limit: MatchLimit = .all) {
+        self.query = query
+        self.limit = limit
+    }
+}
