@@ -18,6 +18,7 @@ struct OperationWireTests {
         .upsert(NewItem(.genericPassword, attributes: [.modificationDate: .date(Date(timeIntervalSince1970: 5))])),
         .find(FindRequest(query, limit: .count(3), withData: true, authentication: .ask, corruptRows: .skip)),
         .exists(query),
+        .restore(NewItem(.certificate, attributes: [.label: .string("c")], data: nil), replacingExisting: true),
         .update(
             UpdateRequest(
                 query,
@@ -45,6 +46,7 @@ struct OperationWireTests {
         )
         let outcomes: [KeychainOutcome] = [
             .items([item]), .count(2), .exists(true), .lockState(.locked), .accessGroups(["g"]), .changeCounter(9),
+            .restored(.replaced),
             .batch([.count(0)]),
         ]
         for outcome in outcomes {

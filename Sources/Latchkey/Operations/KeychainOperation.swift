@@ -19,6 +19,9 @@ public enum KeychainOperation: Sendable, Hashable, Codable {
     /// Updates the first live item matching `match` with `changes`, or adds `otherwise` when none matches,
     /// in one transaction (the typed API's `set`). Answers `.items([item])`.
     case updateFirstOrAdd(match: ItemQuery, changes: ItemChanges, otherwise: NewItem)
+    /// Adds an archived item keeping its creation and modification dates; a live item with the same
+    /// primary key is replaced only when asked. Answers `.restored`.
+    case restore(NewItem, replacingExisting: Bool)
     /// Finds items. Answers `.items` (at least one) or throws `itemNotFound`.
     case find(FindRequest)
     /// Whether an item matches (from the search tokens alone when possible). Answers `.exists`.

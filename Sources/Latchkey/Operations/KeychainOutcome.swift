@@ -14,6 +14,8 @@ public enum KeychainOutcome: Sendable, Hashable, Codable {
     case accessGroups([String])
     /// The change counter.
     case changeCounter(Int64)
+    /// What a restore did.
+    case restored(KeychainStore.RestoreOutcome)
     /// One outcome per operation of a batch.
     indirect case batch([KeychainOutcome])
 

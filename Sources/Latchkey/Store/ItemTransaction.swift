@@ -113,16 +113,42 @@ final class ItemTransaction {
         return added
     }
 
-    /// A new item's complete values and sealed row: defaults, dates, digest, class key.
+    /// Restores an archived item: the rules of `add`, but its creation and modification dates are kept
+    /// when present; a live item with the same primary key is replaced only when `replacingExisting`.
+    func restore(_ item: NewItem, replacingExisting: Bool) throws -> KeychainStore.RestoreOutcome {
+        let new = try sealNew(item.itemClass, attributes: item.attributes, data: item.data, restoring: true)
+        do {
+            try writeReplacing(new.row, in: new.table) { try writer.insert(new.row, into: new.table) }
+            changed = true
+            return .added
+        } catch {
+            guard (error as? KeychainError)?.code == .duplicateItem else { throw error }
+        }
+        guard replacingExisting else { return .duplicate }
+        let existing = try writer.reader.select(
+            from: new.table,
+            where: RowFilter(primaryKey: new.row.primaryKey),
+            includeSecret: false
+        )
+        if let oldID = existing.first?.id { try writer.delete(id: oldID, from: new.table) }
+        try writer.insert(new.row, into: new.table)
+        changed = true
+        return .replaced
+    }
+
+    /// A new item's complete values and sealed row: defaults, dates, digest, class key. When `restoring`,
+    /// the given creation and modification dates are kept and a tombstone flag is dropped.
     private func sealNew(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
-        data: SecretData?
+        data: SecretData?,
+        restoring: Bool = false
     ) throws -> (row: ItemRow, table: ItemTable, item: FoundItem) {
         let (table, schema) = try store.tableAndSchema(itemClass)
         var values = try schema.coerce(attributes)
         values[.sha1] = nil
         values["UUID"] = nil
+        if restoring { values[.tombstone] = nil }
         if let group = values[.accessGroup]?.stringValue {
             try store.checkAccessGroup(group)
         } else {
@@ -137,8 +163,9 @@ final class ItemTransaction {
             if let value = spec.defaultValue { values[name] = value }
         }
         let now = AttributeValue.date(store.options.clock.now())
-        values[.creationDate] = now
-        values[.modificationDate] = now
+        let keepDates = restoring
+        if !keepDates || values[.creationDate]?.dateValue == nil { values[.creationDate] = now }
+        if !keepDates || values[.modificationDate]?.dateValue == nil { values[.modificationDate] = now }
         values[.sha1] = .data(ItemCrypto.digest(values, secret: data))
         let keyClass = try checkedClass(of: values)
         let persistref = store.options.random.bytes(16)

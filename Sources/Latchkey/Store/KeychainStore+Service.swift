@@ -25,7 +25,7 @@ extension KeychainStore: KeychainService {
             return .accessGroups(options.accessGroups)
         case .changeCounter:
             return .changeCounter(try changeCounter())
-        case .add, .addAll, .upsert, .updateFirstOrAdd, .update, .delete, .batch:
+        case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch:
             let outcome = try transaction { try $0.perform(operation, inBatch: false) }
             options.logger.debug("items changed", metadata: ["operation": "\(operation.name)"])
             return outcome
@@ -49,6 +49,8 @@ extension ItemTransaction {
                 return .items([try update(first, plan: plan, with: changes)])
             }
             return .items([try add(item.itemClass, attributes: item.attributes, data: item.data)])
+        case .restore(let item, let replacingExisting):
+            return .restored(try restore(item, replacingExisting: replacingExisting))
         case .update(let request):
             let count = try updateAll(request.query, with: request.changes, authentication: request.authentication)
             guard count > 0 || inBatch else { throw KeychainStore.notFound }
@@ -77,6 +79,7 @@ extension KeychainOperation {
         case .add: "add"
         case .addAll: "addAll"
         case .upsert: "upsert"
+        case .restore: "restore"
         case .updateFirstOrAdd: "updateFirstOrAdd"
         case .find: "find"
         case .exists: "exists"
