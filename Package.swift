@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "Security",
             dependencies: [
-                "Latchkey", "LocalAuthentication",
+                "Latchkey", "LatchkeyCrypto", "LocalAuthentication",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import LatchkeyCrypto
 import _CryptoExtras
 
 /// `SecKeyCreateEncryptedData`: encrypts `plaintext` with a public key (mirrors Apple's function).
@@ -11,11 +12,11 @@ import _CryptoExtras
 /// - RSA `OAEP:*:AESGCM`: a random AES key (16 bytes, 32 for keys of 4096 bits or more) wrapped with OAEP,
 ///   then the AES-GCM ciphertext (16 zero-byte IV, the key's PKCS#1 public key as additional data), then the
 ///   16-byte tag, as Apple's `SecKeyRSAAESGCMCopyEncryptedData`;
-/// - ECIES: see `ECIES` (ephemeral point ‖ ciphertext ‖ tag).
+/// - ECIES: see `LatchkeyCrypto.ECIES` (ephemeral point ‖ ciphertext ‖ tag).
 ///
-/// Known differences from Apple: SHA-224 variants are not implemented (swift-crypto has no SHA-224); RSA
-/// OAEP with SHA-384/SHA-512 and the raw public operation are implemented here, not by a vetted library
-/// (pinned against `openssl` by `SecKeyEncryptionTests`).
+/// Known differences from Apple: RSA OAEP with SHA-224/SHA-384/SHA-512 and the raw public operation are
+/// `LatchkeyCrypto`'s own code over swift-crypto, not a vetted library (known-answer tests in
+/// `LatchkeyCryptoTests`, pinned against `openssl` by `SecKeyEncryptionTests`).
 ///
 /// - Parameters:
 ///   - key: A public key, or a private key (its public half encrypts).
@@ -83,14 +84,39 @@ public func SecKeyCreateDecryptedData(
     }
 }
 
+extension SecKeyError {
+    /// The error a `SecKey*` function reports for a `LatchkeyCrypto` failure: `errSecParam` with the reason
+    /// for bad input, `errSecParam` with `failure` for a ciphertext that does not decrypt, `errSecInternal`
+    /// when the library fails.
+    init(_ error: LatchkeyCrypto.CryptoError, failure: String) {
+        switch error {
+        case .invalidParameters(let reason): self.init(errSecParam, reason)
+        case .authenticationFailure, .malformedCiphertext: self.init(errSecParam, failure)
+        case .backendFailure: self.init(errSecInternal, "The cryptographic library failed.")
+        }
+    }
+
+    /// The one error every RSA decryption failure reports.
+    static let rsaDecryptionFailed = SecKeyError(errSecParam, "RSA decryption failed.")
+}
+
 extension SecKey {
     /// Encrypts with this public key.
     func encrypt(_ algorithm: EncryptionAlgorithm, _ plaintext: Data) throws -> Data {
         switch algorithm {
         case .ecies(let scheme):
-            return try scheme.encrypt(plaintext, to: self)
+            guard !isRSA else { throw SecKeyError(errSecParam, "ECIES needs an EC key.") }
+            do throws(LatchkeyCrypto.CryptoError) {
+                return try scheme.encrypt(plaintext, to: publicKey.externalRepresentation)
+            } catch {
+                throw SecKeyError(error, failure: "ECIES encryption failed.")
+            }
         case .rsaRaw:
-            return Data(try rawPublicOperation().apply([UInt8](plaintext)))
+            do throws(LatchkeyCrypto.CryptoError) {
+                return Data(try rawPublicOperation().apply([UInt8](plaintext)))
+            } catch {
+                throw SecKeyError(error, failure: "RSA encryption failed.")
+            }
         case .rsaPKCS1:
             return try rsaEncrypt(plaintext, padding: ._WEAK_AND_INSECURE_PKCS_V1_5, maximum: blockSize - 11)
         case .rsaOAEP(let hash):
@@ -102,7 +128,7 @@ extension SecKey {
                 let sealed = try AES.GCM.seal(
                     plaintext,
                     using: sessionKey,
-                    nonce: try AES.GCM.Nonce(data: [UInt8](repeating: 0, count: ECIES.ivByteCount)),
+                    nonce: try AES.GCM.Nonce(data: Self.rsaAESGCMNonce),
                     authenticating: externalRepresentation
                 )
                 return wrapped + sealed.ciphertext + sealed.tag
@@ -116,27 +142,37 @@ extension SecKey {
     func decrypt(_ algorithm: EncryptionAlgorithm, _ ciphertext: Data) throws -> Data {
         switch algorithm {
         case .ecies(let scheme):
-            return try scheme.decrypt(ciphertext, with: self)
+            do throws(LatchkeyCrypto.CryptoError) {
+                let recipient = try ECDHPrivateKey(x963Representation: externalRepresentation)
+                return try scheme.decrypt(ciphertext, with: recipient)
+            } catch {
+                throw SecKeyError(error, failure: "ECIES decryption failed (wrong key, or data short or tampered).")
+            }
         case .rsaRaw:
             guard ciphertext.count <= blockSize else { throw wrongCiphertextLength }
             let padded = [UInt8](repeating: 0, count: blockSize - ciphertext.count) + ciphertext
-            return Data(try rawPrivateOperation(padded))
+            do {
+                return Data(try rawPrivateOperation().apply(padded))
+            } catch {
+                throw SecKeyError.rsaDecryptionFailed
+            }
         case .rsaPKCS1:
             return try rsaDecrypt(ciphertext, padding: ._WEAK_AND_INSECURE_PKCS_V1_5)
         case .rsaOAEP(let hash):
             return try rsaOAEPDecrypt(ciphertext, hash: hash)
         case .rsaOAEPAESGCM(let hash):
-            guard ciphertext.count >= blockSize + ECIES.tagByteCount else {
+            let tagByteCount = 16
+            guard ciphertext.count >= blockSize + tagByteCount else {
                 throw SecKeyError(errSecParam, "RSA-OAEP-AES-GCM: the input is too short.")
             }
             let bytes = [UInt8](ciphertext)
             let sessionKey = try rsaOAEPDecrypt(Data(bytes[..<blockSize]), hash: hash)
-            guard sessionKey.count == (sizeInBits >= 4096 ? 32 : 16) else { throw RSAOAEP.decryptionFailed }
+            guard sessionKey.count == (sizeInBits >= 4096 ? 32 : 16) else { throw SecKeyError.rsaDecryptionFailed }
             do {
                 let box = try AES.GCM.SealedBox(
-                    nonce: try AES.GCM.Nonce(data: [UInt8](repeating: 0, count: ECIES.ivByteCount)),
-                    ciphertext: bytes[blockSize..<(bytes.count - ECIES.tagByteCount)],
-                    tag: bytes[(bytes.count - ECIES.tagByteCount)...]
+                    nonce: try AES.GCM.Nonce(data: Self.rsaAESGCMNonce),
+                    ciphertext: bytes[blockSize..<(bytes.count - tagByteCount)],
+                    tag: bytes[(bytes.count - tagByteCount)...]
                 )
                 return try AES.GCM.open(
                     box,
@@ -149,30 +185,40 @@ extension SecKey {
         }
     }
 
+    /// The GCM nonce of Apple's RSA-OAEP-AES-GCM: 16 zero bytes (the session key is used once).
+    private static let rsaAESGCMNonce = [UInt8](repeating: 0, count: 16)
+
     private var wrongCiphertextLength: SecKeyError {
         SecKeyError(errSecParam, "The ciphertext must be \(blockSize) bytes long for this RSA key.")
     }
 
-    /// RSA-OAEP: swift-crypto (BoringSSL) for SHA-1 and SHA-256, `RSAOAEP` over the raw operation otherwise.
-    private func rsaOAEPEncrypt(_ plaintext: Data, hash: AlgorithmHash) throws -> Data {
+    /// RSA-OAEP: swift-crypto (BoringSSL) for SHA-1 and SHA-256, `LatchkeyCrypto.RSAOAEP` over the raw
+    /// operations for SHA-224, SHA-384 and SHA-512, which swift-crypto lacks.
+    private func rsaOAEPEncrypt(_ plaintext: Data, hash: HashAlgorithm) throws -> Data {
         let maximum = RSAOAEP.maximumMessageLength(hash: hash, byteCount: blockSize)
         switch hash {
         case .sha1: return try rsaEncrypt(plaintext, padding: .PKCS1_OAEP, maximum: maximum)
         case .sha256: return try rsaEncrypt(plaintext, padding: .PKCS1_OAEP_SHA256, maximum: maximum)
         case .sha224, .sha384, .sha512:
-            let encoded = try RSAOAEP.encode([UInt8](plaintext), hash: hash, byteCount: blockSize)
-            return Data(try rawPublicOperation().apply(encoded))
+            do throws(LatchkeyCrypto.CryptoError) {
+                return Data(try RSAOAEP.encrypt([UInt8](plaintext), with: rawPublicOperation(), hash: hash))
+            } catch {
+                throw SecKeyError(error, failure: "RSA encryption failed.")
+            }
         }
     }
 
-    private func rsaOAEPDecrypt(_ ciphertext: Data, hash: AlgorithmHash) throws -> Data {
+    private func rsaOAEPDecrypt(_ ciphertext: Data, hash: HashAlgorithm) throws -> Data {
         switch hash {
         case .sha1: return try rsaDecrypt(ciphertext, padding: .PKCS1_OAEP)
         case .sha256: return try rsaDecrypt(ciphertext, padding: .PKCS1_OAEP_SHA256)
         case .sha224, .sha384, .sha512:
             guard ciphertext.count == blockSize else { throw wrongCiphertextLength }
-            let encoded = try rawPrivateOperation([UInt8](ciphertext))
-            return Data(try RSAOAEP.decode(encoded, hash: hash, byteCount: blockSize))
+            do {
+                return Data(try RSAOAEP.decrypt([UInt8](ciphertext), with: rawPrivateOperation(), hash: hash))
+            } catch {
+                throw SecKeyError.rsaDecryptionFailed
+            }
         }
     }
 
@@ -202,35 +248,22 @@ extension SecKey {
             return try _RSA.Encryption.PrivateKey(derRepresentation: key.derRepresentation)
                 .decrypt(ciphertext, padding: padding)
         } catch {
-            throw RSAOAEP.decryptionFailed
+            throw SecKeyError.rsaDecryptionFailed
         }
     }
 
-    /// The raw public operation `m^e mod n` for this public RSA key.
-    func rawPublicOperation() throws -> RSARawPublicOperation {
-        guard case .rsaPublic(let key) = material else { throw SecKeyError(errSecParam, "Not an RSA public key.") }
-        do {
-            let primitives = try key.getKeyPrimitives()
-            return try RSARawPublicOperation(modulus: primitives.modulus, exponent: primitives.publicExponent)
-        } catch let error as SecKeyError {
-            throw error
-        } catch {
-            throw SecKeyError(errSecParam, "The RSA public key is not usable.")
+    /// The raw public operation `m^e mod n` of this RSA key (or of its public half).
+    func rawPublicOperation() throws(LatchkeyCrypto.CryptoError) -> RSARawPublicOperation {
+        guard case .rsaPublic(let key) = publicKey.material, let primitives = try? key.getKeyPrimitives() else {
+            throw .invalidParameters("Not a usable RSA key.")
         }
+        return try RSARawPublicOperation(modulus: primitives.modulus, exponent: primitives.publicExponent)
     }
 
-    /// The raw private operation `c^d mod n` on a block-sized input, through swift-crypto's blind-signing
-    /// primitive (BoringSSL `RSA_sign_raw` without padding: blinded, CRT, result verified).
-    ///
-    /// - Throws: The generic decryption error when the input is not below the modulus.
-    func rawPrivateOperation(_ block: [UInt8]) throws -> [UInt8] {
-        guard case .rsaPrivate(let key) = material else { throw SecKeyError(errSecParam, "Not an RSA private key.") }
-        do {
-            let raw = try _RSA.BlindSigning.PrivateKey<SHA384>(derRepresentation: key.derRepresentation)
-            return [UInt8](try raw.blindSignature(for: block).rawRepresentation)
-        } catch {
-            throw RSAOAEP.decryptionFailed
-        }
+    /// The raw private operation `c^d mod n` of this RSA private key.
+    func rawPrivateOperation() throws(LatchkeyCrypto.CryptoError) -> RSARawPrivateOperation {
+        guard case .rsaPrivate(let key) = material else { throw .invalidParameters("Not an RSA private key.") }
+        return try RSARawPrivateOperation(derRepresentation: key.derRepresentation)
     }
 }
 #endif

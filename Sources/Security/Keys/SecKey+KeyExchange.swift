@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import LatchkeyCrypto
 
 /// `SecKeyCopyKeyExchangeResult`: Diffie-Hellman between a private and a public EC key (mirrors Apple's function).
 ///
@@ -8,11 +9,11 @@ import Foundation
 /// shared point (field size: 32, 48 or 66 bytes), as Apple and `openssl pkeyutl -derive` do. The `…X963SHA*`
 /// algorithms feed it to the ANSI X9.63 KDF with `kSecKeyKeyExchangeParameterSharedInfo` (optional `CFData`)
 /// and return `kSecKeyKeyExchangeParameterRequestedSize` bytes (required, a `CFNumber`). The Cofactor
-/// variants equal the Standard ones: P-256, P-384 and P-521 have cofactor 1.
+/// variants equal the Standard ones: P-256, P-384 and P-521 have cofactor 1. ECDH and the KDF are
+/// `LatchkeyCrypto.ECDHPrivateKey` and `LatchkeyCrypto.X963KDF` (swift-crypto).
 ///
-/// Known differences from Apple: SHA-224 KDF variants are not implemented; a private key passed as `publicKey`
-/// is used through its public half; requested sizes above 16 MiB are rejected (pinned by
-/// `SecKeyKeyExchangeTests`).
+/// Known differences from Apple: a private key passed as `publicKey` is used through its public half;
+/// requested sizes above 16 MiB are rejected (pinned by `SecKeyKeyExchangeTests`).
 ///
 /// - Parameters:
 ///   - privateKey: The EC private key.
@@ -39,7 +40,7 @@ public func SecKeyCopyKeyExchangeResult(
             throw SecKeyError(errSecParam, "The public key must be an EC key on the same curve as the private key.")
         }
         let secret = try privateKey.sharedSecret(with: publicKey.publicKey.externalRepresentation)
-        guard let hash = parsed.kdf else { return NSData(data: Data(secret)) }
+        guard let hash = parsed.kdf else { return NSData(data: secret.withUnsafeBytes { Data($0) }) }
         let requestedSize = parameters[kSecKeyKeyExchangeParameterRequestedSize as String]
             .flatMap(ValueBridge.unwrap)
             .flatMap { ValueBridge.boolean($0) == nil ? ValueBridge.number($0)?.numberValue : nil }
@@ -59,13 +60,18 @@ public func SecKeyCopyKeyExchangeResult(
                 "kSecKeyKeyExchangeParameterRequestedSize must be between 1 and \(X963KDF.maximumOutputByteCount)."
             )
         }
-        let derived = try X963KDF.derive(
-            hash: hash,
-            secret: secret,
-            sharedInfo: sharedInfo,
-            byteCount: Int(requestedSize)
-        )
-        return NSData(data: Data(derived))
+        let derived: SymmetricKey
+        do throws(LatchkeyCrypto.CryptoError) {
+            derived = try X963KDF.deriveKey(
+                hash: hash,
+                secret: secret,
+                sharedInfo: sharedInfo,
+                outputByteCount: Int(requestedSize)
+            )
+        } catch {
+            throw SecKeyError(error, failure: "Key derivation failed.")
+        }
+        return NSData(data: derived.withUnsafeBytes { Data($0) })
     } catch let failure as SecKeyError {
         failure.report(to: error)
         return nil
@@ -81,29 +87,12 @@ extension SecKey {
     ///
     /// - Throws: `SecKeyError` (`errSecParam`) for a public or RSA key, or a peer point that is malformed, on
     ///   another curve, or not on the curve.
-    func sharedSecret(with peer: Data) throws -> [UInt8] {
-        let invalidPeer = SecKeyError(errSecParam, "The peer public key is not a point on this key's curve.")
-        guard peer.count == 2 * blockSize + 1 else { throw invalidPeer }
-        do {
-            let secret: SharedSecret
-            switch material {
-            case .p256Private(let key):
-                secret = try P256.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation)
-                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: peer))
-            case .p384Private(let key):
-                secret = try P384.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation)
-                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: peer))
-            case .p521Private(let key):
-                secret = try P521.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation)
-                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: peer))
-            case .p256Public, .p384Public, .p521Public, .rsaPrivate, .rsaPublic:
-                throw SecKeyError(errSecParam, "Key exchange needs an EC private key.")
-            }
-            return secret.withUnsafeBytes { Array($0) }
-        } catch let error as SecKeyError {
-            throw error
+    func sharedSecret(with peer: Data) throws -> SharedSecret {
+        guard !isRSA, isPrivate else { throw SecKeyError(errSecParam, "Key exchange needs an EC private key.") }
+        do throws(LatchkeyCrypto.CryptoError) {
+            return try ECDHPrivateKey(x963Representation: externalRepresentation).sharedSecret(with: peer)
         } catch {
-            throw invalidPeer
+            throw SecKeyError(error, failure: "Key exchange failed.")
         }
     }
 }

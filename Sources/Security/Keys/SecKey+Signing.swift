@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import LatchkeyCrypto
 import _CryptoExtras
 
 /// The length of a digest handed to swift-crypto's ECDSA.
@@ -151,8 +152,9 @@ extension SecKey {
 
     // MARK: RSA
 
-    /// RSA signing: swift-crypto (BoringSSL) for message algorithms over SHA-1/256/384/512, the encodings of
-    /// `RSASignaturePadding` over the raw private operation otherwise.
+    /// RSA signing: swift-crypto (BoringSSL) for message algorithms over SHA-1/256/384/512, the encodings
+    /// `LatchkeyCrypto.EMSAPSS` and `EMSAPKCS1v15` over the raw private operation otherwise (caller-supplied
+    /// digests, SHA-224, PKCS#1 v1.5 without DigestInfo, raw).
     private func rsaSign(_ algorithm: SignatureAlgorithm, _ input: Data) throws -> Data {
         guard case .rsaPrivate(let key) = material else { throw SecKeyError(errSecParam, "Not an RSA private key.") }
         if case .message(let hash) = algorithm.input,
@@ -173,8 +175,8 @@ extension SecKey {
         } else {
             block = try rsaEncoding(algorithm, bytes)
         }
-        do {
-            return Data(try rawPrivateOperation(block))
+        do throws(LatchkeyCrypto.CryptoError) {
+            return Data(try rawPrivateOperation().apply(block))
         } catch {
             throw SecKeyError(errSecParam, "The RSA private-key operation failed.")
         }
@@ -182,15 +184,19 @@ extension SecKey {
 
     /// The PKCS#1 v1.5 or PSS block for a digest (`bytes` is the digest: of the message, or the caller's).
     private func rsaEncoding(_ algorithm: SignatureAlgorithm, _ bytes: [UInt8]) throws -> [UInt8] {
-        switch (algorithm.scheme, algorithm.input) {
-        case (.rsaPSS, .message(let hash)), (.rsaPSS, .digest(let hash)):
-            return try RSASignaturePadding.pss(bytes, hash: hash, modulusBits: sizeInBits, byteCount: blockSize)
-        case (.rsaPKCS1v15, .message(let hash)), (.rsaPKCS1v15, .digest(let hash)):
-            return try RSASignaturePadding.pkcs1v15(bytes, hash: hash, byteCount: blockSize)
-        case (.rsaPKCS1v15, .raw):
-            return try RSASignaturePadding.pkcs1v15(bytes, hash: nil, byteCount: blockSize)
-        default:
-            throw SecKeyError(errSecParam, "This key cannot sign with this algorithm.")
+        do throws(LatchkeyCrypto.CryptoError) {
+            switch (algorithm.scheme, algorithm.input) {
+            case (.rsaPSS, .message(let hash)), (.rsaPSS, .digest(let hash)):
+                return try EMSAPSS.encode(bytes, hash: hash, modulusBits: sizeInBits, byteCount: blockSize)
+            case (.rsaPKCS1v15, .message(let hash)), (.rsaPKCS1v15, .digest(let hash)):
+                return try EMSAPKCS1v15.encode(bytes, hash: hash, byteCount: blockSize)
+            case (.rsaPKCS1v15, .raw):
+                return try EMSAPKCS1v15.encode(bytes, hash: nil, byteCount: blockSize)
+            default:
+                throw LatchkeyCrypto.CryptoError.invalidParameters("This key cannot sign with this algorithm.")
+            }
+        } catch {
+            throw SecKeyError(error, failure: "RSA signature encoding failed.")
         }
     }
 
@@ -246,22 +252,19 @@ extension SecKey {
         }
         let bytes = try algorithm.signedBytes(input)
         guard signature.count == blockSize,
-            let recovered = try? publicKey.rawPublicOperation().apply([UInt8](signature))
+            let recovered = try? rawPublicOperation().apply([UInt8](signature))
         else {
             return false
         }
         switch (algorithm.scheme, algorithm.input) {
         case (.rsaRaw, _):
             // m = s^e mod n must be the caller's number (leading zero bytes do not count).
-            return RSASignaturePadding.constantTimeEqual(
-                Array(recovered.drop { $0 == 0 }),
-                Array(bytes.drop { $0 == 0 })
-            )
+            return constantTimeEquals(recovered.drop { $0 == 0 }, bytes.drop { $0 == 0 })
         case (.rsaPSS, .message(let hash)), (.rsaPSS, .digest(let hash)):
-            return RSASignaturePadding.isPSSEncoding(recovered, of: bytes, hash: hash, modulusBits: sizeInBits)
+            return EMSAPSS.isEncoding(recovered, of: bytes, hash: hash, modulusBits: sizeInBits)
         default:
             guard let expected = try? rsaEncoding(algorithm, bytes) else { return false }
-            return RSASignaturePadding.constantTimeEqual(recovered, expected)
+            return constantTimeEquals(recovered, expected)
         }
     }
 

@@ -1,9 +1,10 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import LatchkeyCrypto
 
-// The raw values are Apple's, from `SecKeyAdaptors.m` (apple-oss-distributions/Security). SHA-224 variants
-// are left out: swift-crypto has no SHA-224.
+// The raw values are Apple's, from `SecKeyAdaptors.m` (apple-oss-distributions/Security). SHA-224 runs on
+// `LatchkeyCrypto.SHA224` (swift-crypto has none).
 
 /// `kSecKeyAlgorithmRSAEncryptionRaw`: textbook RSA (m^e mod n) with no padding; input at most the block size
 /// and numerically below the modulus, output the block size.
@@ -142,9 +143,9 @@ enum EncryptionAlgorithm: Sendable {
     /// `algid:encrypt:RSA:PKCS1`.
     case rsaPKCS1
     /// `algid:encrypt:RSA:OAEP:<hash>`.
-    case rsaOAEP(AlgorithmHash)
+    case rsaOAEP(HashAlgorithm)
     /// `algid:encrypt:RSA:OAEP:<hash>:AESGCM`.
-    case rsaOAEPAESGCM(AlgorithmHash)
+    case rsaOAEPAESGCM(HashAlgorithm)
     /// `algid:encrypt:ECIES:ECDH[C]:KDFX963:<hash>:AESGCM[-KDFIV]`.
     case ecies(ECIES)
 
@@ -155,13 +156,13 @@ enum EncryptionAlgorithm: Sendable {
         case ("RSA", 4) where parts[3] == "raw": self = .rsaRaw
         case ("RSA", 4) where parts[3] == "PKCS1": self = .rsaPKCS1
         case ("RSA", 5) where parts[3] == "OAEP":
-            guard let hash = AlgorithmHash(parts[4]) else { return nil }
+            guard let hash = HashAlgorithm(appleName: parts[4]) else { return nil }
             self = .rsaOAEP(hash)
         case ("RSA", 6) where parts[3] == "OAEP" && parts[5] == "AESGCM":
-            guard let hash = AlgorithmHash(parts[4]) else { return nil }
+            guard let hash = HashAlgorithm(appleName: parts[4]) else { return nil }
             self = .rsaOAEPAESGCM(hash)
         case ("ECIES", 7) where (parts[3] == "ECDH" || parts[3] == "ECDHC") && parts[4] == "KDFX963":
-            guard let hash = AlgorithmHash(parts[5]) else { return nil }
+            guard let hash = HashAlgorithm(appleName: parts[5]) else { return nil }
             switch parts[6] {
             case "AESGCM": self = .ecies(ECIES(hash: hash, variableIV: false))
             // Apple defines no SHA-1 variable-IV ECIES.
@@ -184,7 +185,7 @@ enum EncryptionAlgorithm: Sendable {
 /// The key-exchange algorithms this module implements, parsed from their Apple names.
 struct KeyExchangeAlgorithm: Sendable {
     /// The X9.63 KDF hash, or `nil` for the raw shared secret.
-    let kdf: AlgorithmHash?
+    let kdf: HashAlgorithm?
 
     init?(_ name: SecKeyAlgorithm) {
         let parts = (name.rawValue as String).split(separator: ":", omittingEmptySubsequences: false)
@@ -194,7 +195,7 @@ struct KeyExchangeAlgorithm: Sendable {
         if parts.count == 3 {
             kdf = nil
         } else {
-            guard parts[3] == "KDFX963", let hash = AlgorithmHash(parts[4]) else { return nil }
+            guard parts[3] == "KDFX963", let hash = HashAlgorithm(appleName: parts[4]) else { return nil }
             kdf = hash
         }
     }

@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import LatchkeyCrypto
 
 // The signature algorithms' raw values are Apple's, from `SecKeyAdaptors.m` (apple-oss-distributions/Security).
 // MD5 variants (`…PKCS1v15MD5`) are left out.
@@ -151,7 +152,7 @@ public enum SecKeyOperationType: Int, Sendable {
 /// The signature algorithms this module implements, parsed from their Apple names.
 struct SignatureAlgorithm: Sendable, Equatable {
     /// A hash named in a signature algorithm.
-    typealias Hash = AlgorithmHash
+    typealias Hash = HashAlgorithm
 
     /// How the signature is made.
     enum Scheme: Sendable, Equatable {
@@ -184,7 +185,7 @@ struct SignatureAlgorithm: Sendable, Equatable {
     init?(_ name: SecKeyAlgorithm) {
         let parts = (name.rawValue as String).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0] == "algid", parts[1] == "sign" else { return nil }
-        let hash = parts.count >= 5 ? Hash(parts[4]) : nil
+        let hash = parts.count >= 5 ? Hash(appleName: parts[4]) : nil
         switch (parts[2], parts[3], parts.count) {
         case ("ECDSA", "RFC4754", 4): (scheme, input) = (.ecdsaRFC4754, .raw)
         case ("ECDSA", "digest-X962", 4): (scheme, input) = (.ecdsaX962, .raw)

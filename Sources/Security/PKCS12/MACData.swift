@@ -1,13 +1,12 @@
 #if !canImport(Darwin)
-import Crypto
 import Foundation
-import _CryptoExtras
+import LatchkeyCrypto
 
 /// A PFX's `MacData` (RFC 7292 §4): the password MAC over the authenticated safe.
 ///
 /// Supports HMAC with SHA-1, SHA-256, SHA-384 or SHA-512 keyed by the PKCS#12 KDF (ID 3, the passphrase as a
-/// NUL-terminated BMPString), and PBMAC1 (RFC 9579: PBKDF2 over the UTF-8 passphrase, then HMAC).
-/// Comparison is constant-time.
+/// NUL-terminated BMPString), and PBMAC1 (RFC 9579: PBKDF2 over the UTF-8 passphrase, then HMAC). This type
+/// reads the ASN.1; `LatchkeyCrypto.PKCS12MAC` computes and compares (in constant time).
 struct MACData {
     /// The `DigestInfo` algorithm.
     let algorithm: AlgorithmIdentifier
@@ -28,7 +27,7 @@ struct MACData {
         digest = try digestInfo[1].octets()
         salt = try parts[1].octets()
         iterations = try parts.count == 3 ? parts[2].smallInteger() : 1
-        guard iterations <= PBES2.maximumIterations else { throw PKCS12Error.unsupported("Too many MAC rounds.") }
+        guard iterations <= PBKDF2.maximumIterations else { throw PKCS12Error.unsupported("Too many MAC rounds.") }
     }
 
     /// Checks the MAC over `authSafe` under `passphrase`.
@@ -42,35 +41,29 @@ struct MACData {
             guard try verifyPBMAC1(authSafe, passphrase: passphrase) else { throw PKCS12Error.wrongPassphrase }
             return
         }
+        let hash: HashAlgorithm
+        switch algorithm.oid {
+        case PKCS12OID.sha1: hash = .sha1
+        case PKCS12OID.sha256: hash = .sha256
+        case PKCS12OID.sha384: hash = .sha384
+        case PKCS12OID.sha512: hash = .sha512
+        default: throw PKCS12Error.unsupported("Unsupported MAC digest algorithm.")
+        }
         var candidates = [PKCS12KDF.bmpPassword(passphrase)]
         if passphrase.isEmpty { candidates.append([]) }
         defer { for index in candidates.indices { wipe(&candidates[index]) } }
-        for password in candidates {
-            let valid: Bool
-            switch algorithm.oid {
-            case PKCS12OID.sha1: valid = check(Insecure.SHA1.self, authSafe, password: password)
-            case PKCS12OID.sha256: valid = check(SHA256.self, authSafe, password: password)
-            case PKCS12OID.sha384: valid = check(SHA384.self, authSafe, password: password)
-            case PKCS12OID.sha512: valid = check(SHA512.self, authSafe, password: password)
-            default: throw PKCS12Error.unsupported("Unsupported MAC digest algorithm.")
-            }
-            if valid { return }
-        }
-        throw PKCS12Error.wrongPassphrase
-    }
-
-    private func check<Hash: HashFunction>(_ hash: Hash.Type, _ authSafe: [UInt8], password: [UInt8]) -> Bool {
-        guard digest.count == Hash.Digest.byteCount else { return false }
-        var keyBytes = PKCS12KDF.derive(
-            hash,
+        for password in candidates
+        where PKCS12MAC.isValid(
+            digest,
+            for: authSafe,
+            hash: hash,
             password: password,
             salt: salt,
-            iterations: iterations,
-            purpose: .macKey,
-            count: Hash.Digest.byteCount
-        )
-        defer { wipe(&keyBytes) }
-        return isValid(hash, authSafe, key: SymmetricKey(data: keyBytes))
+            iterations: iterations
+        ) {
+            return
+        }
+        throw PKCS12Error.wrongPassphrase
     }
 
     /// PBMAC1 (RFC 9579): PBMAC1-params { keyDerivationFunc PBKDF2, messageAuthScheme hmacWithSHA* }.
@@ -80,21 +73,30 @@ struct MACData {
         guard parts.count == 2 else { throw PKCS12Error.malformed("Bad PBMAC1 parameters.") }
         let kdf = try PBKDF2Parameters(AlgorithmIdentifier(parts[0]))
         guard let keyLength = kdf.keyLength else { throw PKCS12Error.malformed("PBMAC1 needs a key length.") }
-        var password = Array(passphrase.utf8)
-        defer { wipe(&password) }
-        let key = try kdf.deriveKey(password: password, defaultKeySize: keyLength)
+        let macHash: HashAlgorithm
         switch try AlgorithmIdentifier(parts[1]).oid {
-        case PKCS12OID.hmacWithSHA1: return isValid(Insecure.SHA1.self, authSafe, key: key)
-        case PKCS12OID.hmacWithSHA256: return isValid(SHA256.self, authSafe, key: key)
-        case PKCS12OID.hmacWithSHA384: return isValid(SHA384.self, authSafe, key: key)
-        case PKCS12OID.hmacWithSHA512: return isValid(SHA512.self, authSafe, key: key)
+        case PKCS12OID.hmacWithSHA1: macHash = .sha1
+        case PKCS12OID.hmacWithSHA256: macHash = .sha256
+        case PKCS12OID.hmacWithSHA384: macHash = .sha384
+        case PKCS12OID.hmacWithSHA512: macHash = .sha512
         default: throw PKCS12Error.unsupported("Unsupported PBMAC1 message authentication scheme.")
         }
-    }
-
-    /// Whether `digest` is the HMAC of `authSafe` under `key` (constant-time comparison).
-    private func isValid<Hash: HashFunction>(_ hash: Hash.Type, _ authSafe: [UInt8], key: SymmetricKey) -> Bool {
-        HMAC<Hash>.isValidAuthenticationCode(digest, authenticating: authSafe, using: key)
+        var password = Array(passphrase.utf8)
+        defer { wipe(&password) }
+        do throws(LatchkeyCrypto.CryptoError) {
+            return try PKCS12MAC.isValidPBMAC1(
+                digest,
+                for: authSafe,
+                password: password,
+                salt: kdf.salt,
+                iterations: kdf.iterations,
+                kdfHash: kdf.hash,
+                keyByteCount: keyLength,
+                macHash: macHash
+            )
+        } catch {
+            throw PKCS12Error.malformed("Bad PBMAC1 parameters.")
+        }
     }
 }
 #endif

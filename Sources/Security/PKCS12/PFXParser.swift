@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import LatchkeyCrypto
 
 /// Reads a PFX (RFC 7292): checks the version and the password MAC, decrypts the authenticated safe and
 /// collects its key and certificate bags, in file order.
@@ -65,7 +66,7 @@ struct PFXParser {
             guard info.count == 3 else { throw PKCS12Error.malformed("Bad EncryptedContentInfo.") }
             let algorithm = try AlgorithmIdentifier(info[1])
             let ciphertext = try info[2].octets(primitiveTag: 0x80)
-            var plaintext = try PBES2.decrypt(
+            var plaintext = try PBES2Parameters.decrypt(
                 ciphertext,
                 algorithm: algorithm,
                 passphrase: passphrase,
@@ -103,7 +104,7 @@ struct PFXParser {
                 // EncryptedPrivateKeyInfo ::= SEQUENCE { encryptionAlgorithm, encryptedData OCTET STRING }
                 let encrypted = try value.sequence()
                 guard encrypted.count == 2 else { throw PKCS12Error.malformed("Bad EncryptedPrivateKeyInfo.") }
-                var der = try PBES2.decrypt(
+                var der = try PBES2Parameters.decrypt(
                     try encrypted[1].octets(),
                     algorithm: try AlgorithmIdentifier(encrypted[0]),
                     passphrase: passphrase,
