@@ -9,6 +9,10 @@ import LatchkeyTokens
 // Opens the keychain named by the LATCHKEY_* environment (as any app would), prints "READY", waits for
 // one line on standard input (so that several peers start together), calls validAccessToken() once and
 // prints "FINGERPRINT <hex>" (a hash of the access token, never the token) or "ERROR <code>".
+//
+// The line is "go" (the manager reads the real time) or "go <seconds since 1970>" (the manager's clock
+// shows that moment and stands still), so a test can put every peer inside the refresh window at
+// once instead of waiting for it.
 
 /// The value after `name` on the command line.
 func argument(_ name: String) -> String? {
@@ -51,9 +55,13 @@ func runPeer() async -> Int32 {
         output("ERROR keychain-open \(error.code)")
         return 1
     }
-    let manager = TokenManager(configuration: configuration, account: account, keychain: keychain)
     output("READY")
-    _ = readLine()
+    let words = (readLine() ?? "").split(separator: " ")
+    if words.count == 2, let seconds = TimeInterval(words[1]) {
+        let moment = Date(timeIntervalSince1970: seconds)
+        configuration.now = { moment }
+    }
+    let manager = TokenManager(configuration: configuration, account: account, keychain: keychain)
     do {
         let token = try await manager.validAccessToken()
         output("FINGERPRINT \(fingerprint(token))")

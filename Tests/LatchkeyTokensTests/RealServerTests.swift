@@ -9,53 +9,47 @@ import Testing
 /// rotation with reuse protection (a replayed refresh token revokes the whole family), RFC 7009
 /// revocation and the device grant. Each test makes its own user and clients, so the server's
 /// per-client counters are the test's own.
-@Suite(
-    .enabled(if: OAuthTestEnvironment.serverPython != nil, OAuthTestEnvironment.skipReason),
-    .realOAuthServer,
-    .timeLimit(.minutes(3))
-)
+///
+/// Nothing waits for wall time: each manager reads a `TestClock` the test moves into the refresh
+/// window, and device polling waits through an injected sleep. Without the virtual environment the
+/// suite fails, saying how to create it.
+@Suite(.realOAuthServer, .timeLimit(.minutes(3)))
 struct RealServerTests {
     var server: OAuthTestServer {
         get throws { try #require(OAuthTestServer.current) }
     }
 
-    /// Waits until `tokens` are inside the (clamped) leeway, so the next call must refresh.
-    func waitUntilRefreshIsDue(_ tokens: TokenSet, leeway: TimeInterval = 60) async throws {
+    /// Moves `clock` just inside `tokens`' (clamped) refresh window, so the next call must refresh; returns
+    /// that moment.
+    @discardableResult
+    func moveIntoRefreshWindow(_ clock: TestClock, _ tokens: TokenSet, leeway: TimeInterval = 60) throws -> Date {
         let due = try #require(tokens.expiresAt).addingTimeInterval(-tokens.effectiveLeeway(leeway) + 0.1)
-        let wait = due.timeIntervalSinceNow
-        if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+        if due > clock.now() { clock.set(due) }
+        return clock.now()
     }
 
     @Test func passwordSignInStoresOneItemAndAuthorizesAPICalls() async throws {
         let server = try server
         let fixture = try await server.fixture()
         let test = try TestKeychain()
+        let clock = TestClock()
         let manager = TokenManager(
-            configuration: server.configuration(fixture.password_client),
+            configuration: server.configuration(fixture.password_client, clock: clock),
             account: fixture.username,
             keychain: test.keychain()
         )
-        let before = Date()
         let tokens = try await manager.signIn(username: fixture.username, password: fixture.password)
         #expect(tokens.refreshToken != nil)
         #expect(tokens.scope == "read")
         #expect(tokens.tokenType == "Bearer")
         #expect(abs((tokens.lifetime ?? 0) - 5) < 0.001)  // absolute expiry = receipt + expires_in
-        #expect(tokens.issuedAt >= before)
+        #expect(tokens.issuedAt == clock.now())
 
         let stored = try #require(try await manager.store.tokens(for: fixture.username))
         #expect(stored == tokens)
         #expect(try await test.keychain(service: server.issuer.absoluteString).allKeys() == [fixture.username])
-        // With 5-second tokens a loaded machine can reach the refresh window (2.5 s) by now; the
-        // unrefreshed token is expected only while it is clearly outside that window.
-        let refreshDue = tokens.needsRefresh(at: Date().addingTimeInterval(1), leeway: 60)
-        let header = try await manager.authorizationHeader()
-        if refreshDue {
-            let current = try #require(try await manager.store.tokens(for: fixture.username))
-            #expect(header == "Bearer " + current.accessToken)
-        } else {
-            #expect(header == "Bearer " + tokens.accessToken)
-        }
+        // The manager's clock stands still, so the 5-second token is outside its refresh window (2.5 s).
+        #expect(try await manager.authorizationHeader() == "Bearer " + tokens.accessToken)
 
         let response = try await manager.send(TransportRequest(url: server.url("api/me/")))
         #expect(response.status == 200)
@@ -104,15 +98,16 @@ struct RealServerTests {
         let fixture = try await server.fixture()
         let test = try TestKeychain()
         let client = fixture.client_credentials_client
+        let clock = TestClock()
         let manager = TokenManager(
-            configuration: server.configuration(client),
+            configuration: server.configuration(client, clock: clock),
             account: client.client_id,
             keychain: test.keychain()
         )
         let first = try await manager.signInWithClientCredentials()
         #expect(first.refreshToken == nil)
         #expect(first.grant == .clientCredentials)
-        try await waitUntilRefreshIsDue(first)
+        try moveIntoRefreshWindow(clock, first)
         let second = try await manager.validAccessToken()
         #expect(second != first.accessToken)
         #expect(try await server.me(second).status == 200)
@@ -123,13 +118,15 @@ struct RealServerTests {
         let server = try server
         let fixture = try await server.fixture()
         let test = try TestKeychain()
+        let clock = TestClock()
         let manager = TokenManager(
-            configuration: server.configuration(fixture.password_client),
+            configuration: server.configuration(fixture.password_client, clock: clock),
             account: fixture.username,
             keychain: test.keychain()
         )
         let first = try await manager.signIn(username: fixture.username, password: fixture.password)
-        try await waitUntilRefreshIsDue(first)
+        #expect(try await manager.validTokens() == first)  // not yet due
+        try moveIntoRefreshWindow(clock, first)
         let second = try await manager.validTokens()
         #expect(second.accessToken != first.accessToken)
         #expect(second.refreshToken != first.refreshToken)
@@ -145,11 +142,12 @@ struct RealServerTests {
         let fixture = try await server.fixture()
         let test = try TestKeychain()
         let keychain = test.keychain()
-        let configuration = server.configuration(fixture.password_client)
+        let clock = TestClock()
+        let configuration = server.configuration(fixture.password_client, clock: clock)
         let manager = TokenManager(configuration: configuration, account: fixture.username, keychain: keychain)
         let sibling = TokenManager(configuration: configuration, account: fixture.username, keychain: keychain)
         let first = try await manager.signIn(username: fixture.username, password: fixture.password)
-        try await waitUntilRefreshIsDue(first)
+        try moveIntoRefreshWindow(clock, first)
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<20 {
                 group.addTask { try await (index < 16 ? manager : sibling).validAccessToken() }
@@ -170,7 +168,8 @@ struct RealServerTests {
         let fixture = try await server.fixture()
         let test = try TestKeychain()
         let client = fixture.password_client
-        let configuration = server.configuration(client)
+        let clock = TestClock()
+        let configuration = server.configuration(client, clock: clock)
         let manager = TokenManager(configuration: configuration, account: fixture.username, keychain: test.keychain())
         let first = try await manager.signIn(username: fixture.username, password: fixture.password)
 
@@ -187,8 +186,10 @@ struct RealServerTests {
             let ready = await peer.line(startingWith: "READY", timeout: 60)
             #expect(ready != nil, "peer did not start: \(peer.errorText)")
         }
-        try await waitUntilRefreshIsDue(first)
-        for peer in peers { peer.send("go") }
+        // Both peers read the same moment inside the refresh window: the first to get the lock refreshes,
+        // the other re-reads its result, which at that moment is not due.
+        let due = try moveIntoRefreshWindow(clock, first)
+        for peer in peers { peer.send("go \(due.timeIntervalSince1970)") }
         var fingerprints: [String] = []
         for peer in peers {
             let line = await peer.line(startingWith: "FINGERPRINT", timeout: 60)
@@ -274,24 +275,33 @@ struct RealServerTests {
         let fixture = try await server.fixture()
         let test = try TestKeychain()
         let client = fixture.device_client
-        let manager = TokenManager(
-            configuration: server.configuration(client),
-            account: fixture.username,
-            keychain: test.keychain()
-        )
+        // The manager waits before each poll through this sleep: the first returns at once (that poll
+        // finds the code pending), the second reports itself and returns once the test has approved.
+        let waits = CallCounter()
+        let secondWait = Countdown(1)
+        let approved = Countdown(1)
+        var configuration = server.configuration(client)
+        configuration.sleep = { _ in
+            guard await waits.next() == 1 else { return }
+            await secondWait.arrive()
+            await approved.wait()
+        }
+        let manager = TokenManager(configuration: configuration, account: fixture.username, keychain: test.keychain())
         let authorization = try await manager.startDeviceAuthorization(scope: "read")
         #expect(authorization.interval == .seconds(1))
         #expect(authorization.verificationURI.absoluteString.hasSuffix("/o/device/"))
         #expect(!authorization.description.contains(authorization.deviceCode))
         async let tokens = manager.completeDeviceAuthorization(authorization)
-        try await Task.sleep(for: .milliseconds(1500))
+        await secondWait.wait()
         try await server.approveDevice(userCode: authorization.userCode, username: fixture.username)
+        await approved.arrive()
         let signedIn = try await tokens
         #expect(signedIn.grant == .deviceCode)
         #expect(signedIn.refreshToken != nil)
         let me = try await server.me(signedIn.accessToken)
         #expect(String(decoding: me.body, as: UTF8.self).contains(fixture.username))
         #expect(try await server.count(client, grant: GrantType.deviceCode.rawValue, status: 200) == 1)
+        #expect(try await server.count(client, grant: GrantType.deviceCode.rawValue, status: 400) == 1)  // pending
     }
 
     @Test func deniedDeviceAuthorizationIsAccessDenied() async throws {

@@ -220,7 +220,9 @@ struct TokenManagerTests {
 
     @Test func concurrentCallersInOneProcessShareOneRefresh() async throws {
         let test = try TestKeychain()
-        let transport = ScriptedTransport([Self.refreshAnswer], delay: .milliseconds(300))
+        // The refresh is answered only once all 20 callers have started, so they overlap with it.
+        let started = Countdown(20)
+        let transport = ScriptedTransport([Self.refreshAnswer], gate: { await started.wait() })
         let keychain = test.keychain()
         let first = TokenManager(
             configuration: Self.configuration(),
@@ -237,7 +239,10 @@ struct TokenManagerTests {
         try await first.save(Self.tokens(expiresIn: -1))
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<20 {
-                group.addTask { try await (index.isMultiple(of: 2) ? first : second).validAccessToken() }
+                group.addTask {
+                    await started.arrive()
+                    return try await (index.isMultiple(of: 2) ? first : second).validAccessToken()
+                }
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
@@ -392,15 +397,18 @@ struct TokenManagerTests {
             .respond(TransportResponse(status: 401, headers: challenge)),
             ScriptedTransport.json(400, #"{"error":"invalid_grant","error_description":"RT-new-secret is revoked"}"#),
         ])
+        let clock = TestClock()
+        var configuration = Self.configuration(logger: logs)
+        configuration.now = { clock.now() }
         let manager = TokenManager(
-            configuration: Self.configuration(logger: logs),
+            configuration: configuration,
             account: "alice",
             keychain: test.keychain(),
             transport: transport
         )
         var texts: [String] = []
         try await manager.signIn(username: "alice", password: "user-password-1")
-        try await Task.sleep(for: .milliseconds(600))
+        clock.advance(by: 0.6)  // inside the 1-second token's refresh window (half its lifetime)
         _ = try await manager.validAccessToken()
         do {
             _ = try await manager.send(TransportRequest(url: URL(string: "https://api.example.com/me")!))

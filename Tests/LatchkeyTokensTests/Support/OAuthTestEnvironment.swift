@@ -21,11 +21,13 @@ enum OAuthTestEnvironment {
         return FileManager.default.isExecutableFile(atPath: venv) ? venv : nil
     }()
 
-    /// Why the real-server tests are skipped, when they are.
-    static let skipReason: Comment = """
-        Real OAuth server tests skipped: no Python with django-oauth-toolkit. Create it with \
-        `python3 -m venv .venv-oauth && .venv-oauth/bin/pip install "django-oauth-toolkit==3.4.1" \
-        "oauthlib==3.3.1"` (as .ci/run does) or set LATCHKEY_OAUTH_PYTHON.
+    /// Why the real-server tests fail when the server's Python is missing, and how to provide it.
+    static let missingServerMessage = """
+        The real OAuth server tests need a Python with django-oauth-toolkit, and none was found \
+        ($\(pythonVariable) names no executable or, when it is unset, there is no \
+        .venv-oauth/bin/python under the package root). \
+        Create it with `python3 -m venv .venv-oauth && .venv-oauth/bin/pip install \
+        "django-oauth-toolkit==3.4.1" "oauthlib==3.3.1"` (as .ci/run does) or set \(pythonVariable).
         """
 
     /// Any Python 3 for the stub server (standard library only): the server's, else `python3` on `PATH`.

@@ -20,7 +20,9 @@ final class OAuthTestServer: Sendable {
 
     /// Starts the server and waits for its ready line.
     static func start() async throws -> OAuthTestServer {
-        let python = try #require(OAuthTestEnvironment.serverPython, OAuthTestEnvironment.skipReason)
+        guard let python = OAuthTestEnvironment.serverPython else {
+            throw TestServerError(message: OAuthTestEnvironment.missingServerMessage)
+        }
         let process = try ChildProcess(python, [OAuthTestEnvironment.script("dot_server.py"), "--port", "0"])
         guard let ready = await process.line(startingWith: "LATCHKEY-OAUTH-READY", timeout: 120),
             let port = ready.split(separator: " ").first(where: { $0.hasPrefix("port=") })?.dropFirst(5)
@@ -56,14 +58,21 @@ final class OAuthTestServer: Sendable {
         )
     }
 
-    /// A configuration for `client` with the test defaults (a refresh window roomy enough for 5 s tokens).
-    func configuration(_ client: Fixture.Client, leeway: Duration = .seconds(60)) -> TokenManager.Configuration {
+    /// A configuration for `client` with the test defaults: a refresh window roomy enough for 5 s tokens,
+    /// instant sleeps (device polling), and time read from `clock` when given.
+    func configuration(
+        _ client: Fixture.Client,
+        leeway: Duration = .seconds(60),
+        clock: TestClock? = nil
+    ) -> TokenManager.Configuration {
         var configuration = TokenManager.Configuration(
             endpoints: endpoints,
             client: OAuthClient(id: client.client_id, secret: client.client_secret)
         )
         configuration.refreshLeeway = leeway
         configuration.refreshWindow = RefreshWindow(maximumRefreshes: 20, interval: .seconds(30))
+        configuration.sleep = { _ in }
+        if let clock { configuration.now = { clock.now() } }
         return configuration
     }
 
@@ -201,6 +210,6 @@ struct RealOAuthServerTrait: SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == RealOAuthServerTrait {
-    /// Runs the suite against a real OAuth server on loopback (skipped, with a message, without the venv).
+    /// Runs the suite against a real OAuth server on loopback (fails, saying how to make the venv, without it).
     static var realOAuthServer: Self { RealOAuthServerTrait() }
 }

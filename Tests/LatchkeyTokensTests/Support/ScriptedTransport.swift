@@ -11,13 +11,17 @@ final class ScriptedTransport: TokenTransport {
     }
 
     private let state: Mutex<(steps: [Step], requests: [TransportRequest])>
-    private let delay: Duration
+    private let gate: (@Sendable () async -> Void)?
 
-    /// A transport answering with `steps` in order (the last repeats) after `delay`; no steps means
-    /// every call fails.
-    init(_ steps: [Step] = [], delay: Duration = .zero) {
+    /// A transport answering with `steps` in order (the last repeats); no steps means every call fails.
+    ///
+    /// - Parameters:
+    ///   - steps: The answers.
+    ///   - gate: Awaited after a request is recorded and before it is answered, so that a test decides
+    ///     when an answer arrives (an event it waits for, never a delay).
+    init(_ steps: [Step] = [], gate: (@Sendable () async -> Void)? = nil) {
         state = Mutex((steps, []))
-        self.delay = delay
+        self.gate = gate
     }
 
     /// The requests sent so far.
@@ -30,7 +34,7 @@ final class ScriptedTransport: TokenTransport {
             if state.steps.count > 1 { state.steps.removeFirst() }
             return first
         }
-        if delay > .zero { try await Task.sleep(for: delay) }
+        if let gate { await gate() }
         switch step {
         case .respond(let response): return response
         case .fail, nil: throw URLError(.cannotConnectToHost)

@@ -159,13 +159,13 @@ struct StubRequest: Decodable, Sendable {
     var time: Double
 }
 
-/// Records the manager's sleeps instead of sleeping (device polling, retry backoff).
+/// Records the manager's sleeps instead of sleeping (device polling, retry backoff): each returns at
+/// once, so no test waits for wall time to pass.
 actor SleepRecorder {
     private(set) var durations: [Duration] = []
 
-    func record(_ duration: Duration) async {
+    func record(_ duration: Duration) {
         durations.append(duration)
-        try? await Task.sleep(for: .milliseconds(2))
     }
 }
 
