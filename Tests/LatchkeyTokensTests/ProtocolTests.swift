@@ -202,6 +202,56 @@ struct ProtocolTests {
         if retryable { #expect(error.retryAfter == .seconds(2)) }
     }
 
+    /// A 4xx without an RFC 6749 error body from the token endpoint is read by grant and status: a bare
+    /// 400 or 403 refuses the grant (`rejected` without `oauthError`, which ends the session on a
+    /// refresh), other statuses stay `invalidResponse`, 429/5xx stay transient. Other endpoints keep
+    /// the old reading.
+    @Test(arguments: [
+        (400, "", GrantType.refreshToken, TokenError.Code.rejected, true),
+        (403, "", .refreshToken, .rejected, true),
+        (400, "Bad Request", .refreshToken, .rejected, true),
+        (403, #"{"message":"forbidden"}"#, .refreshToken, .rejected, true),
+        (403, "", .password, .rejected, false),
+        (400, "", .password, .rejected, false),
+        (403, "", .clientCredentials, .rejected, false),
+        (400, "", .deviceCode, .rejected, false),
+        (401, "", .refreshToken, .rejected, true),
+        (400, #"{"error":"invalid_request"}"#, .refreshToken, .rejected, false),
+        (404, "", .refreshToken, .invalidResponse, false),
+        (405, "", .password, .invalidResponse, false),
+        (410, "", .refreshToken, .invalidResponse, false),
+        (429, "", .refreshToken, .serverUnavailable, false),
+        (503, "", .refreshToken, .serverUnavailable, false),
+    ])
+    func bareRefusalsAreReadByGrantAndStatus(
+        status: Int,
+        body: String,
+        grant: GrantType,
+        code: TokenError.Code,
+        endsSession: Bool
+    ) {
+        let error = TokenEndpoint.failure(
+            TransportResponse(status: status, body: Data(body.utf8)),
+            endpoint: "token endpoint",
+            grant: grant
+        )
+        #expect(error.code == code)
+        #expect(error.httpStatus == status)
+        if grant == .refreshToken { #expect(TokenManager.endsSession(error) == endsSession) }
+        if code == .rejected, body.isEmpty, status != 401 {
+            #expect(error.oauthError == nil)
+            #expect(error.description.contains("HTTP \(status)"))
+        }
+    }
+
+    @Test(arguments: [400, 403])
+    func bareRefusalsFromOtherEndpointsStayUnexpected(status: Int) {
+        for endpoint in ["revocation endpoint", "device authorization endpoint"] {
+            let error = TokenEndpoint.failure(TransportResponse(status: status), endpoint: endpoint)
+            #expect(error.code == .invalidResponse)
+        }
+    }
+
     @Test func errorDescriptionsNeverCarryServerTextOrHostileCodes() {
         let error = TokenEndpoint.failure(
             TransportResponse(

@@ -12,9 +12,10 @@ extension TokenManager {
     ///   - password: The password.
     ///   - scope: The requested scope, if any.
     /// - Returns: The stored token set.
-    /// - Throws: `rejected` (`oauthError` `invalid_grant`: wrong credentials; `invalid_client` ...),
-    ///   with the stored tokens unchanged; `network`, `serverUnavailable`, `invalidResponse`,
-    ///   `keychainLocked`, `keychain`.
+    /// - Throws: `rejected` (`oauthError` `invalid_grant`: wrong credentials; `invalid_client` ...; no
+    ///   `oauthError` when the server refused with a bare 400 or 403, as Glewlwyd answers a wrong
+    ///   password with 403), with the stored tokens unchanged; `network`, `serverUnavailable`,
+    ///   `invalidResponse`, `keychainLocked`, `keychain`.
     @discardableResult
     public func signIn(username: String, password: String, scope: String? = nil) async throws(TokenError) -> TokenSet {
         var fields = [("username", username), ("password", password)]

@@ -27,8 +27,10 @@ import Logging
 /// replaces the old one in the same write; an answer without one keeps the old one.
 ///
 /// **Errors.** `invalid_grant`, `invalid_client` or `unauthorized_client` on refresh end the session:
-/// the tokens are cleared and `TokenError.Code.sessionExpired` is thrown. Network errors, 429 and 5xx
-/// keep the tokens (`isRetryable`). A locked keychain is `keychainLocked` and never clears anything.
+/// the tokens are cleared and `TokenError.Code.sessionExpired` is thrown. So does a bare 400 or 403
+/// (no RFC 6749 error body) to the refresh grant, the way terse servers refuse a revoked or unknown
+/// refresh token; the same answer to a sign-in grant is `rejected`. Network errors, 429 and 5xx keep
+/// the tokens (`isRetryable`). A locked keychain is `keychainLocked` and never clears anything.
 ///
 /// **Speed.** The last read token set is cached in memory and served while the keychain file's change
 /// counter (bumped by every write from any process) is unchanged and the keychain is readable, so
@@ -299,9 +301,17 @@ public actor TokenManager {
         }
     }
 
-    /// Whether a refresh error means the refresh token or the client is no longer accepted.
+    /// Whether a refresh error means the refresh token or the client is no longer accepted: the server
+    /// refused the refresh grant with `invalid_grant`, `invalid_client` or `unauthorized_client`, or
+    /// with a bare 400 or 403 that carries no OAuth error code at all (terse servers such as Glewlwyd
+    /// answer a revoked or unknown refresh token that way). Other OAuth codes (`invalid_request`,
+    /// `invalid_scope` ...) say the request was malformed, not that the session is over; 429, 5xx and
+    /// network failures are transient; neither ends it.
     static func endsSession(_ error: TokenError) -> Bool {
-        guard error.code == .rejected, let oauthError = error.oauthError else { return false }
+        guard error.code == .rejected else { return false }
+        guard let oauthError = error.oauthError else {
+            return error.httpStatus.map(TokenEndpoint.isBareRefusal(status:)) ?? false
+        }
         return ["invalid_grant", "invalid_client", "unauthorized_client"].contains(oauthError)
     }
 

@@ -18,8 +18,10 @@ struct TokenEndpoint: Sendable {
     ///     the answer omits them.
     ///   - requestedScope: The scope asked for, kept when the answer names none.
     ///   - session: The grant that started the session (stored in the new set).
-    /// - Throws: `rejected` with `oauthError` for an OAuth error answer (400/401); `serverUnavailable` for
-    ///   429 and 5xx; `network` when no answer came; `invalidResponse` for anything else.
+    /// - Throws: `rejected` with `oauthError` for an OAuth error answer (400/401/403), and without one
+    ///   for a bare 400 or 403 (the grant was refused; see `failure(_:endpoint:grant:)`);
+    ///   `serverUnavailable` for 429 and 5xx; `network` when no answer came; `invalidResponse` for
+    ///   anything else.
     func requestTokens(
         grant: GrantType,
         fields: [(String, String)],
@@ -42,7 +44,7 @@ struct TokenEndpoint: Sendable {
                 grant: session
             )
         default:
-            throw Self.failure(response, endpoint: "token endpoint")
+            throw Self.failure(response, endpoint: "token endpoint", grant: grant)
         }
     }
 
@@ -94,7 +96,26 @@ struct TokenEndpoint: Sendable {
     }
 
     /// The error for a non-200 answer.
-    static func failure(_ response: TransportResponse, endpoint: String) -> TokenError {
+    ///
+    /// In order:
+    /// 1. 429, 5xx or `temporarily_unavailable`: `serverUnavailable` (transient, tokens kept).
+    /// 2. An RFC 6749 §5.2 error body (a JSON object with `error`) on 400, 401 or 403: `rejected` with
+    ///    that `oauthError`.
+    /// 3. A 401 without one: `rejected` as `invalid_client` (RFC 6749 §5.2: the client was not
+    ///    authenticated).
+    /// 4. On the token endpoint (`grant` given), a 400 or 403 without one (an empty, non-JSON or
+    ///    foreign body, as Glewlwyd sends): `rejected` with no `oauthError` and the status. Terse
+    ///    servers answer a refused grant this way; `TokenManager` reads it on a refresh as a dead
+    ///    session, on a sign-in grant as a refusal.
+    /// 5. Anything else (404, 405, 3xx, ...): `invalidResponse`; the endpoint is not where it should be,
+    ///    which says nothing about the grant.
+    ///
+    /// - Parameters:
+    ///   - response: The answer.
+    ///   - endpoint: The endpoint's name for the message.
+    ///   - grant: The grant sent to the token endpoint; `nil` for the other endpoints.
+    /// - Returns: The classified error.
+    static func failure(_ response: TransportResponse, endpoint: String, grant: GrantType? = nil) -> TokenError {
         let status = response.status
         let oauth = OAuthErrorResponse(body: response.body)
         if status == 429 || status >= 500 || oauth?.error == "temporarily_unavailable" {
@@ -125,10 +146,24 @@ struct TokenEndpoint: Sendable {
                 httpStatus: status
             )
         }
+        if let grant, isBareRefusal(status: status) {
+            return TokenError(
+                .rejected,
+                "The \(endpoint) refused the \(TokenError.printable(grant.rawValue)) grant without an OAuth error code.",
+                httpStatus: status
+            )
+        }
         return TokenError(
             .invalidResponse,
             "The \(endpoint) gave an unexpected answer (HTTP \(status)).",
             httpStatus: status
         )
+    }
+
+    /// Whether `status` is how a token endpoint refuses a grant when it sends no RFC 6749 error body:
+    /// 400 (Bad Request, RFC 6749 §5.2's status) or 403 (Forbidden). Used only after 401, 429 and 5xx
+    /// were sorted out and only when no OAuth error code came.
+    static func isBareRefusal(status: Int) -> Bool {
+        status == 400 || status == 403
     }
 }

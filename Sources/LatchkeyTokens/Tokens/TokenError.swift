@@ -37,7 +37,8 @@ public struct TokenError: Error, Sendable, Equatable, CustomStringConvertible, C
         /// No tokens are stored for the account: sign in first.
         public static let notSignedIn = Code(rawValue: "notSignedIn")
         /// The server refused the refresh token or the client (`invalid_grant`, `invalid_client`,
-        /// `unauthorized_client`): the session is over and its tokens were cleared.
+        /// `unauthorized_client`, or a bare 400/403 without an OAuth error body), or an expired
+        /// access token has no refresh token: the session is over and its tokens were cleared.
         public static let sessionExpired = Code(rawValue: "sessionExpired")
         /// The keychain is locked for the tokens' accessibility class (OSStatus -25308). Nothing was read,
         /// written or cleared; this never means "signed out".
@@ -49,7 +50,8 @@ public struct TokenError: Error, Sendable, Equatable, CustomStringConvertible, C
         /// The server answered 429 or 5xx: retryable (see `retryAfter`), tokens kept.
         public static let serverUnavailable = Code(rawValue: "serverUnavailable")
         /// The server refused a sign-in grant (wrong password, unknown client, bad scope, ...): see
-        /// `oauthError`. Nothing stored changed.
+        /// `oauthError`, which is `nil` when the server answered a bare 400 or 403 without an OAuth
+        /// error body (then `httpStatus` says which). Nothing stored changed.
         public static let rejected = Code(rawValue: "rejected")
         /// The user denied a device or browser authorization (`access_denied`).
         public static let accessDenied = Code(rawValue: "accessDenied")
