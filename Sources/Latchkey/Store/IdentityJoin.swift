@@ -58,7 +58,11 @@ enum IdentityJoin {
                 synchronizable: .any,
                 persistentReference: certificateReference
             ),
-            ItemQuery(.key, attributes: keyFilters, synchronizable: query.synchronizable)
+            ItemQuery(
+                .key,
+                attributes: keyFilters,
+                synchronizable: query.persistentReference != nil ? .any : query.synchronizable
+            )
         )
     }
 

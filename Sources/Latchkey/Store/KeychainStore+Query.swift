@@ -73,7 +73,9 @@ extension KeychainStore {
                 ("agrp", options.accessGroups.map { tokens.token(plan.table, .accessGroup, .string($0)) })
             )
         }
-        if plan.attributes[.synchronizable] == nil {
+        // The implicit `sync = 0` filter is not added when a persistent reference names the item
+        // (docs/apple-semantics.md §3.2).
+        if plan.attributes[.synchronizable] == nil, plan.persistref == nil {
             switch plan.synchronizable {
             case .no: conditions.append(("sync", [tokens.token(plan.table, .synchronizable, .number(0))]))
             case .yes: conditions.append(("sync", [tokens.token(plan.table, .synchronizable, .number(1))]))

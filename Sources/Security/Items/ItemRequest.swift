@@ -55,9 +55,7 @@ struct ItemRequest {
         return ItemQuery(
             itemClass,
             attributes: filters,
-            // The implicit `sync = 0` filter is not added when a persistent reference names the item
-            // (docs/apple-semantics.md §3.2).
-            synchronizable: synchronizableAny || persistentReference != nil ? .any : .no,
+            synchronizable: synchronizableAny ? .any : .no,
             persistentReference: persistentReference,
             hostOrSubdomain: hostOrSubdomain,
             identity: (valueRef as? SecIdentity).map {
