@@ -50,6 +50,12 @@ public final class TestKeychain: Sendable {
     public let accessGroups: [String]
     /// The open store, unlocked unless `startsLocked` was asked for.
     public let store: KeychainStore
+    /// Where the stores of this keychain read the time (`SystemClock` unless the test gave a
+    /// `ManualClock` or another clock).
+    public let clock: any KeychainClock
+    /// Where the stores of this keychain take identifiers (`SystemRandom` unless the test gave a
+    /// `SeededRandom` or another source).
+    public let random: any KeychainRandom
 
     /// Creates a keychain in a fresh private directory.
     ///
@@ -59,12 +65,22 @@ public final class TestKeychain: Sendable {
     ///   - passphrase: The passphrase of the keychain's only slot.
     ///   - startsLocked: Open it without unlocking (lock state `.neverUnlocked`): only `always` items
     ///     are readable until `unlock()`.
+    ///   - clock: Where item dates come from; pass a `ManualClock` to control them.
+    ///   - random: Where persistent-reference identifiers come from; pass a `SeededRandom` to make them
+    ///     reproducible.
     /// - Throws: `KeychainError.Code.io` when the directory cannot be made; errors of `KeychainStore.create`.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let test = try TestKeychain(clock: clock, random: SeededRandom(seed: 1))
+    /// ```
     public init(
         location: Location = .temporaryDirectory,
         accessGroups: [String] = ["com.example.tests"],
         passphrase: String = "latchkey-testing-passphrase",
-        startsLocked: Bool = false
+        startsLocked: Bool = false,
+        clock: any KeychainClock = SystemClock(),
+        random: any KeychainRandom = SystemRandom()
     ) throws(KeychainError) {
         let directory = try Self.makeDirectory(location)
         self.directory = directory
@@ -72,8 +88,15 @@ public final class TestKeychain: Sendable {
         self.deviceSecretPath = directory + "/device-secret"
         self.passphrase = passphrase
         self.accessGroups = accessGroups
+        self.clock = clock
+        self.random = random
         do {
-            let options = Self.options(accessGroups: accessGroups, deviceSecretPath: deviceSecretPath)
+            let options = Self.options(
+                accessGroups: accessGroups,
+                deviceSecretPath: deviceSecretPath,
+                clock: clock,
+                random: random
+            )
             let created = try KeychainStore.create(
                 path: path,
                 credentials: [.passphrase(SecretData(string: passphrase))],
@@ -91,12 +114,21 @@ public final class TestKeychain: Sendable {
         }
     }
 
-    /// Creates a keychain whose files live in memory (`/dev/shm`); see `Location.memory`.
+    /// Creates a keychain whose files live in memory (`/dev/shm`); see `Location.memory` and
+    /// `init(location:accessGroups:passphrase:startsLocked:clock:random:)` for the parameters.
     public static func inMemory(
         accessGroups: [String] = ["com.example.tests"],
-        startsLocked: Bool = false
+        startsLocked: Bool = false,
+        clock: any KeychainClock = SystemClock(),
+        random: any KeychainRandom = SystemRandom()
     ) throws(KeychainError) -> TestKeychain {
-        try TestKeychain(location: .memory, accessGroups: accessGroups, startsLocked: startsLocked)
+        try TestKeychain(
+            location: .memory,
+            accessGroups: accessGroups,
+            startsLocked: startsLocked,
+            clock: clock,
+            random: random
+        )
     }
 
     deinit {
@@ -126,7 +158,8 @@ public final class TestKeychain: Sendable {
         try store.unlock(with: credential)
     }
 
-    /// Opens a second, independent store on the same file, as another process would see it.
+    /// Opens a second, independent store on the same file, as another process would see it (with
+    /// this keychain's clock and identifier source).
     ///
     /// - Parameters:
     ///   - unlocked: Unlock it with the test passphrase (default) or leave it `.neverUnlocked`.
@@ -141,7 +174,12 @@ public final class TestKeychain: Sendable {
             path: path,
             credentials: unlocked ? [credential] : [],
             createIfMissing: false,
-            options: Self.options(accessGroups: accessGroups ?? self.accessGroups, deviceSecretPath: deviceSecretPath)
+            options: Self.options(
+                accessGroups: accessGroups ?? self.accessGroups,
+                deviceSecretPath: deviceSecretPath,
+                clock: clock,
+                random: random
+            )
         )
     }
 
@@ -158,8 +196,19 @@ public final class TestKeychain: Sendable {
         return environment
     }
 
-    private static func options(accessGroups: [String], deviceSecretPath: String) -> KeychainStore.Options {
-        KeychainStore.Options(accessGroups: accessGroups, kdfCost: .testing, deviceSecretPath: deviceSecretPath)
+    private static func options(
+        accessGroups: [String],
+        deviceSecretPath: String,
+        clock: any KeychainClock,
+        random: any KeychainRandom
+    ) -> KeychainStore.Options {
+        KeychainStore.Options(
+            accessGroups: accessGroups,
+            kdfCost: .testing,
+            deviceSecretPath: deviceSecretPath,
+            clock: clock,
+            random: random
+        )
     }
 
     private static func makeDirectory(_ location: Location) throws(KeychainError) -> String {
