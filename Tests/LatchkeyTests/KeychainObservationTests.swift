@@ -4,46 +4,33 @@ import Testing
 
 @testable import Latchkey
 
-/// Collects the first `count` changes of a sequence, or fails after `timeout`.
-func collectChanges(
-    _ changes: KeychainChanges,
-    count: Int,
-    timeout: Duration = .seconds(10)
-) async throws -> [KeychainChange] {
-    try await withThrowingTaskGroup(of: [KeychainChange]?.self) { group in
-        group.addTask {
-            var collected: [KeychainChange] = []
-            for try await change in changes {
-                collected.append(change)
-                if collected.count == count { break }
-            }
-            return collected
-        }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let result = first else {
-            Issue.record("timed out waiting for \(count) change(s)")
-            return []
-        }
-        return result
+/// Collects the first `count` changes of a sequence. Each test that calls it has a time limit, which
+/// fails the test if the changes never come.
+func collectChanges(_ changes: KeychainChanges, count: Int) async throws -> [KeychainChange] {
+    var collected: [KeychainChange] = []
+    for try await change in changes {
+        collected.append(change)
+        if collected.count == count { break }
     }
+    if collected.count < count { Issue.record("the sequence ended after \(collected.count) of \(count) change(s)") }
+    return collected
 }
 
 struct KeychainObservationTests {
+    /// Each write waits for the previous change to be reported (changes are net: writes between two
+    /// looks would merge into one change).
     @Test(.timeLimit(.minutes(1))) func keyObserverSeesAddUpdateRemove() async throws {
         let keychain = try TestKeychain.inMemory().keychain()
         let changes = await keychain.changes(forKey: "token")
-        let collector = Task { try await collectChanges(changes, count: 3) }
+        var iterator = changes.makeAsyncIterator()
+        var seen: [KeychainChange] = []
         try await keychain.set("one", forKey: "token")
-        try await Task.sleep(for: .milliseconds(50))
+        seen.append(try #require(try await iterator.next()))
         try await keychain.set("other key", forKey: "unrelated")
         try await keychain.set("two", forKey: "token")
-        try await Task.sleep(for: .milliseconds(50))
+        seen.append(try #require(try await iterator.next()))
         try await keychain.removeValue(forKey: "token")
-        let seen = try await collector.value
+        seen.append(try #require(try await iterator.next()))
         #expect(seen.map(\.kind) == [.added, .updated, .removed])
         #expect(seen.allSatisfy { $0.key == "token" })
         #expect(seen.first?.metadata?.accessibility == .afterFirstUnlock)
@@ -54,12 +41,14 @@ struct KeychainObservationTests {
         let test = try TestKeychain.inMemory()
         let keychain = test.keychain(service: "watched")
         let changes = await keychain.changes()
-        let collector = Task { try await collectChanges(changes, count: 2) }
+        var iterator = changes.makeAsyncIterator()
+        var seen: [KeychainChange] = []
+        // Written first: had it been reported, it would be the first change seen.
         try await test.keychain(service: "elsewhere").set("x", forKey: "a")
         try await keychain.set("1", forKey: "a")
-        try await Task.sleep(for: .milliseconds(50))
+        seen.append(try #require(try await iterator.next()))
         try await keychain.set("2", forKey: "b")
-        let seen = try await collector.value
+        seen.append(try #require(try await iterator.next()))
         #expect(seen.map(\.key) == ["a", "b"])
         #expect(seen.map(\.kind) == [.added, .added])
     }
@@ -95,22 +84,40 @@ struct KeychainObservationTests {
         #expect(try await keychain.string(forKey: "from-cli") == "written-by-cli")
     }
 
-    /// The file watcher sees another process's commit through inotify, long before its safety tick.
+    /// The file watcher sees another process's commit through inotify: its tick is manual, so no timer
+    /// can have fired the callback.
     @Test(.timeLimit(.minutes(1))) func watcherNoticesAnotherProcessWithoutPolling() async throws {
         let test = try TestKeychain()
         let (events, continuation) = AsyncStream.makeStream(of: Void.self)
-        let watcher = FileChangeWatcher(path: test.path, tick: .seconds(3600)) { continuation.yield() }
+        let watcher = FileChangeWatcher(path: test.path, tick: .manual) { continuation.yield() }
         defer { watcher.stop() }
         let output = try BuiltExecutable.run(
             ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "pw"],
             environment: test.environment()
         )
         #expect(output.status == 0, "\(output.stderr)")
-        let exited = ContinuousClock.now
         var iterator = events.makeAsyncIterator()
         #expect(await iterator.next() != nil)
-        // The write happened before the process exited; the event is already there or arrives in ms.
-        #expect(ContinuousClock.now - exited < .seconds(1))
+    }
+
+    /// The safety tick (for file systems without inotify) runs the callback without any file event; a
+    /// manual tick runs it on demand, and a stopped watcher ignores it.
+    @Test(.timeLimit(.minutes(1))) func manualTickFiresTheCallbackOnDemandOnly() async throws {
+        let test = try TestKeychain()
+        let (events, continuation) = AsyncStream.makeStream(of: Void.self)
+        // A file nobody writes, so the tick is the only source of callbacks.
+        let watcher = FileChangeWatcher(path: test.directory + "/unwritten.keychain-db", tick: .manual) {
+            continuation.yield()
+        }
+        var iterator = events.makeAsyncIterator()
+        try await test.keychain().set("v", forKey: "k")
+        watcher.tickNow()
+        #expect(await iterator.next() != nil)
+        watcher.tickNow()
+        #expect(await iterator.next() != nil)
+        watcher.stop()
+        watcher.tickNow()  // must not write to the closed pipe
+        watcher.stop()
     }
 
     @Test(.timeLimit(.minutes(1))) func changesWhileLockedAreReportedAfterUnlock() async throws {
@@ -119,11 +126,15 @@ struct KeychainObservationTests {
         try await keychain.set("v1", forKey: "k")
         let changes = await keychain.changes(forKey: "k")
         let collector = Task { try await collectChanges(changes, count: 1) }
+        var refreshes = ChangeMonitor.refreshes(of: test.path).makeAsyncIterator()
         test.lock()
         // Another "process" (store) that is unlocked rewrites the item while this one is locked.
         let other = try test.openAnotherStore()
         try await keychain.store(other).set("v2", forKey: "k")
-        try await Task.sleep(for: .milliseconds(200))
+        // The subscription noticed the write and could not read it: nothing is reported while locked.
+        while let refresh = await refreshes.next(), refresh != .locked {
+            #expect(refresh == .unchanged, "only the lock itself may be looked at before the locked read")
+        }
         try test.unlock()
         let seen = try await collector.value
         #expect(seen.map(\.kind) == [.updated])
@@ -134,17 +145,17 @@ struct KeychainObservationTests {
         let keychain = test.keychain()
         let changes = await keychain.changes()
         #expect(ChangeMonitor.isWatching(test.path))
+        // The consumer reports its first change, so it is iterating when it is cancelled.
+        let (received, receivedContinuation) = AsyncStream.makeStream(of: KeychainChange.self)
         let consumer = Task {
-            for try await _ in changes {}
+            for try await change in changes { receivedContinuation.yield(change) }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await keychain.set("v", forKey: "k")
+        var iterator = received.makeAsyncIterator()
+        #expect(await iterator.next()?.kind == .added)
         consumer.cancel()
-        _ = try? await consumer.value
-        var waited = 0
-        while ChangeMonitor.isWatching(test.path), waited < 100 {
-            try await Task.sleep(for: .milliseconds(20))
-            waited += 1
-        }
+        // Cancelling the iterating task terminates the stream, which removes the subscription at once.
+        await #expect(throws: Never.self) { try await consumer.value }
         #expect(!ChangeMonitor.isWatching(test.path))
     }
 }

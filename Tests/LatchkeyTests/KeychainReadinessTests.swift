@@ -1,8 +1,12 @@
 import Foundation
-import Latchkey
 import LatchkeyTesting
 import Testing
 
+@testable import Latchkey
+
+/// `waitUntilAvailable()`: each test unlocks only once its waiters are registered with the store's
+/// lock-state signal (`LockStateSignal.waitForObservers(atLeast:)`), so a waiter is proved to be
+/// resumed by the unlock itself, with no sleep.
 struct KeychainReadinessTests {
     @Test(.timeLimit(.minutes(1))) func returnsAtOnceWhenAlreadyUnlocked() async throws {
         let keychain = try TestKeychain.inMemory().keychain()
@@ -21,7 +25,7 @@ struct KeychainReadinessTests {
             try await keychain.waitUntilAvailable()
             return try await keychain.string(forKey: "token")
         }
-        try await Task.sleep(for: .milliseconds(100))
+        await test.store.keys.lockStates.waitForObservers(atLeast: 1)
         let unlocker = Task.detached { try test.unlock() }
         try await unlocker.value
         #expect(try await waiter.value == "v")
@@ -34,7 +38,7 @@ struct KeychainReadinessTests {
         #expect(try await !background.isAvailable())
 
         let waiting = Task { try await background.waitUntilAvailable() }
-        try await Task.sleep(for: .milliseconds(50))
+        await test.store.keys.lockStates.waitForObservers(atLeast: 1)
         try test.unlock()
         try await waiting.value
 
@@ -49,7 +53,7 @@ struct KeychainReadinessTests {
         let test = try TestKeychain.inMemory(startsLocked: true)
         let keychain = test.keychain().accessibility(.whenUnlocked)
         let waiter = Task { try await keychain.waitUntilAvailable() }
-        try await Task.sleep(for: .milliseconds(100))
+        await test.store.keys.lockStates.waitForObservers(atLeast: 1)
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(test.store.lockState == .neverUnlocked)
@@ -70,10 +74,23 @@ struct KeychainReadinessTests {
         let keychain = test.keychain().accessibility(.whenUnlocked)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<20 { group.addTask { try await keychain.waitUntilAvailable() } }
-            try await Task.sleep(for: .milliseconds(100))
+            await test.store.keys.lockStates.waitForObservers(atLeast: 20)
             try test.unlock()
             try await group.waitForAll()
         }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func waitingForObserversReturnsWhenTheyRegister() async throws {
+        let test = try TestKeychain.inMemory(startsLocked: true)
+        let signal = test.store.keys.lockStates
+        #expect(signal.observerCount == 0)
+        await signal.waitForObservers(atLeast: 0)
+        let reached = Task { await signal.waitForObservers(atLeast: 2) }
+        let first = test.store.lockStateUpdates()
+        let second = test.store.lockStateUpdates()
+        await reached.value
+        #expect(signal.observerCount == 2)
+        withExtendedLifetime((first, second)) {}
     }
 
     @Test func lockStateUpdatesReportTransitionsInOrder() async throws {

@@ -181,11 +181,19 @@ struct KeychainValueTests {
         let keychain = test.keychain()
         let gate = DispatchSemaphore(value: 0)
         let blocked = ProcessInfo.processInfo.activeProcessorCount * 4
+        let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<blocked {
-                group.addTask { try await test.store.perform { _ in gate.wait() } }
+                group.addTask {
+                    await test.store.perform { _ in
+                        enteredContinuation.yield()
+                        gate.wait()
+                    }
+                }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            // Every blocking call is running (and blocked) before the keychain is used.
+            var arrivals = entered.makeAsyncIterator()
+            for _ in 0..<blocked { _ = await arrivals.next() }
             try await keychain.set("v", forKey: "k")
             #expect(try await keychain.string(forKey: "k") == "v")
             for _ in 0..<blocked { gate.signal() }

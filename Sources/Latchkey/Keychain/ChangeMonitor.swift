@@ -18,8 +18,15 @@ final class ChangeMonitor: Sendable {
         var watcher: FileChangeWatcher?
     }
 
+    /// Listeners of `refreshes(of:)`, by file path.
+    private struct Probes {
+        var nextID: UInt64 = 0
+        var byPath: [String: [UInt64: AsyncStream<ChangeRefresh>.Continuation]] = [:]
+    }
+
     /// Monitors by file path; a monitor exists while it has subscriptions.
     private static let registry = Mutex(Registry())
+    private static let probes = Mutex(Probes())
 
     private let path: String
     private let state = Mutex(State())
@@ -70,10 +77,52 @@ final class ChangeMonitor: Sendable {
         registry.withLock { $0.monitors[path] != nil }
     }
 
+    /// The outcome of every refresh of the subscriptions on `path` from now on, as each completes.
+    ///
+    /// An event hook for tests, which wait on it instead of sleeping: "the change made while locked
+    /// was seen and deferred" is the first `.locked` element, not a guess at how long the file watcher
+    /// takes. Listening ends when the consumer stops iterating. Costs production one uncontended lock
+    /// per refresh.
+    static func refreshes(of path: String) -> AsyncStream<ChangeRefresh> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChangeRefresh.self, bufferingPolicy: .unbounded)
+        let id = probes.withLock { probes in
+            let id = probes.nextID
+            probes.nextID += 1
+            probes.byPath[path, default: [:]][id] = continuation
+            return id
+        }
+        continuation.onTermination = { _ in
+            probes.withLock { probes in
+                probes.byPath[path]?[id] = nil
+                if probes.byPath[path]?.isEmpty == true { probes.byPath[path] = nil }
+            }
+        }
+        return stream
+    }
+
+    /// Hands a refresh's outcome to the listeners of `refreshes(of:)`.
+    fileprivate static func noteRefresh(_ outcome: ChangeRefresh, path: String) {
+        let listeners = probes.withLock { $0.byPath[path].map { Array($0.values) } ?? [] }
+        for listener in listeners { listener.yield(outcome) }
+    }
+
     private func wakeAll() {
         let subscriptions = state.withLock { Array($0.subscriptions.values) }
         for subscription in subscriptions { subscription.wake() }
     }
+}
+
+/// What one refresh of a change subscription found (see `ChangeMonitor.refreshes(of:)`).
+enum ChangeRefresh: Sendable, Hashable {
+    /// The file's change counter had not moved since the last look: nothing was read.
+    case unchanged
+    /// The items were read and compared with the last look; `reported` changes were yielded (none
+    /// for the first look, which only records the baseline).
+    case compared(reported: Int)
+    /// The items' class is locked: nothing was reported; the unlock wakes the subscription again.
+    case locked
+    /// Reading failed: the error was yielded and the sequence finished.
+    case failed
 }
 
 /// One observer: a scope (a service, or one key), the last state it reported, and its stream.
@@ -153,25 +202,33 @@ final class ChangeSubscription: Sendable {
             return (state.counter, state.baseline != nil, state.finished)
         }
         guard !last.2 else { return }
+        let outcome: ChangeRefresh
         do throws(KeychainError) {
             let counter = try store.changeCounter()
-            if last.1, counter == last.0 { return }
-            let items = try currentItems()
-            let changes: [KeychainChange] = state.withLock { state in
-                defer {
-                    state.baseline = items.mapValues(\.fingerprint)
-                    state.counter = counter
+            if last.1, counter == last.0 {
+                outcome = .unchanged
+            } else {
+                let items = try currentItems()
+                let changes: [KeychainChange] = state.withLock { state in
+                    defer {
+                        state.baseline = items.mapValues(\.fingerprint)
+                        state.counter = counter
+                    }
+                    guard let baseline = state.baseline else { return [] }
+                    return Self.diff(baseline, items)
                 }
-                guard let baseline = state.baseline else { return [] }
-                return Self.diff(baseline, items)
+                for change in changes { continuation.yield(.success(change)) }
+                outcome = .compared(reported: changes.count)
             }
-            for change in changes { continuation.yield(.success(change)) }
         } catch  where error.code == .interactionNotAllowed {
             // Locked: the lock-state observer wakes this subscription when the items become readable.
+            outcome = .locked
         } catch {
             continuation.yield(.failure(error))
             continuation.finish()
+            outcome = .failed
         }
+        ChangeMonitor.noteRefresh(outcome, path: store.path)
     }
 
     /// The observed items by key (the first of several items with one key, as reads see it).

@@ -13,30 +13,50 @@ import Glibc
 /// callback, for file systems without inotify support (NFS, some container mounts); where inotify
 /// is not available at all, the tick is the only source and runs at `pollInterval`.
 ///
-/// One thread per watched file, blocked in `poll(2)`; `stop()` wakes it through a pipe.
+/// One thread per watched file, blocked in `poll(2)`; `stop()` and `tickNow()` wake it through a pipe.
 final class FileChangeWatcher: Sendable {
     /// The safety tick when inotify works.
     static let fallbackInterval: Duration = .seconds(2)
     /// The tick when inotify is unavailable.
     static let pollInterval: Duration = .milliseconds(250)
 
-    private let wakeWrite: Int32
-    private let stopped = Atomic<Bool>(false)
+    /// When the watcher fires its callback without a file event.
+    enum Tick: Sendable {
+        /// `fallbackInterval`, or `pollInterval` where inotify is unavailable (production).
+        case automatic
+        /// Never by itself: only when `tickNow()` is called. Tests use it to prove that an event came
+        /// from inotify (no timer can have fired it) and to run the safety-tick path on demand instead
+        /// of waiting for wall time to pass.
+        case manual
+    }
+
+    /// What the thread reads from the wake pipe.
+    private enum WakeByte: UInt8 {
+        case tick = 0
+        case stop = 1
+    }
+
+    /// The pipe's write end; -1 once stopped (the lock keeps `tickNow()` off a closed descriptor).
+    private let wakeWrite: Mutex<Int32>
 
     /// Starts watching `path`; `onChange` runs on the watcher's thread and must return quickly.
     ///
-    /// - Parameter tick: The safety tick; `nil` for `fallbackInterval` (or `pollInterval` without inotify).
-    init(path: String, tick: Duration? = nil, onChange: @escaping @Sendable () -> Void) {
+    /// - Parameter tick: The safety tick (`.automatic` in production).
+    init(path: String, tick: Tick = .automatic, onChange: @escaping @Sendable () -> Void) {
         var pipeFDs: [Int32] = [-1, -1]
         _ = pipeFDs.withUnsafeMutableBufferPointer { pipe($0.baseAddress) }
         for descriptor in pipeFDs where descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         let wakeRead = pipeFDs[0]
-        wakeWrite = pipeFDs[1]
+        wakeWrite = Mutex(pipeFDs[1])
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let names: Set<String> = [url.lastPathComponent, url.lastPathComponent + "-wal"]
         let inotify = Self.startInotify(directory: directory)
-        let timeout = Self.milliseconds(tick ?? (inotify >= 0 ? Self.fallbackInterval : Self.pollInterval))
+        let timeout: Int32 =
+            switch tick {
+            case .automatic: Self.milliseconds(inotify >= 0 ? Self.fallbackInterval : Self.pollInterval)
+            case .manual: -1
+            }
         let thread = Thread {
             Self.loop(inotify: inotify, wake: wakeRead, timeout: timeout, names: names, onChange: onChange)
         }
@@ -44,15 +64,30 @@ final class FileChangeWatcher: Sendable {
         thread.start()
     }
 
+    /// Fires the callback on the watcher's thread now, as the safety tick does (an event hook for
+    /// tests; production relies on the timer). Does nothing once stopped.
+    func tickNow() {
+        send(.tick, thenClose: false)
+    }
+
     /// Stops the thread (idempotent).
     func stop() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-        close(wakeWrite)
+        send(.stop, thenClose: true)
     }
 
     deinit { stop() }
+
+    private func send(_ byte: WakeByte, thenClose: Bool) {
+        wakeWrite.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            var value = byte.rawValue
+            _ = write(descriptor, &value, 1)
+            if thenClose {
+                close(descriptor)
+                descriptor = -1
+            }
+        }
+    }
 
     /// An inotify descriptor watching `directory`, or -1.
     private static func startInotify(directory: String) -> Int32 {
@@ -94,10 +129,16 @@ final class FileChangeWatcher: Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            if descriptors[0].revents != 0 { return }
             if ready == 0 {
                 onChange()
                 continue
+            }
+            if descriptors[0].revents != 0 {
+                var byte: UInt8 = WakeByte.stop.rawValue
+                var count: Int
+                repeat { count = read(wake, &byte, 1) } while count < 0 && errno == EINTR
+                guard count == 1, byte == WakeByte.tick.rawValue else { return }
+                onChange()
             }
             if descriptors.count > 1, descriptors[1].revents != 0, drain(inotify, &buffer, names: names) {
                 onChange()

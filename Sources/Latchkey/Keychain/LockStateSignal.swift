@@ -16,6 +16,8 @@ final class LockStateSignal: Sendable {
         var current: LockState
         var nextID: UInt64 = 0
         var observers: [UInt64: @Sendable (LockState) -> Void] = [:]
+        /// Callers of `waitForObservers(atLeast:)` still waiting, with the count each waits for.
+        var observerWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: Mutex<State>
@@ -46,7 +48,42 @@ final class LockStateSignal: Sendable {
             state.nextID += 1
             state.observers[id] = observer
             observer(state.current)
+            let registered = state.observers.count
+            state.observerWaiters.removeAll { waiter in
+                guard waiter.count <= registered else { return false }
+                waiter.continuation.resume()
+                return true
+            }
             return Token(id: id)
+        }
+    }
+
+    /// How many observers are registered now.
+    var observerCount: Int { state.withLock { $0.observers.count } }
+
+    /// Returns once at least `count` observers are registered (at once if they already are).
+    ///
+    /// An event hook for tests: whoever waits for the keychain to become readable
+    /// (`Keychain.waitUntilAvailable()`, a `lockStateUpdates()` consumer, a change subscription) is
+    /// waiting from the moment its observer is registered, since every later transition reaches it.
+    /// A test that must unlock only while its waiters really wait awaits this instead of sleeping:
+    ///
+    /// ```swift
+    /// let waiter = Task { try await keychain.waitUntilAvailable() }
+    /// await store.keys.lockStates.waitForObservers(atLeast: 1)
+    /// try store.unlock(with: credential)   // the waiter is resumed by this unlock, not before it
+    /// ```
+    ///
+    /// Not cancellable: it waits as long as the count is not reached (tests bound it with a time limit).
+    func waitForObservers(atLeast count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            state.withLock { state in
+                if state.observers.count >= count {
+                    continuation.resume()
+                } else {
+                    state.observerWaiters.append((count, continuation))
+                }
+            }
         }
     }
 
