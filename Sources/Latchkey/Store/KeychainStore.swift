@@ -152,7 +152,7 @@ public final class KeychainStore: Sendable {
         if options.readOnly { throw KeychainError(.readOnly, "Cannot create a keychain in read-only mode.") }
         let directory = (path as NSString).deletingLastPathComponent
         try FileSafety.ensurePrivateDirectory(directory.isEmpty ? "." : directory)
-        let device = DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
+        let device = try DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
         var master: SymmetricKey?
         let created = try mappingErrors {
             try StorageFile.create(path: path, busyTimeout: options.busyTimeout) { writer in
@@ -194,8 +194,10 @@ public final class KeychainStore: Sendable {
                 try StorageFile.open(path: path, readOnly: options.readOnly, busyTimeout: options.busyTimeout)
             }
         }
-        let device =
-            device ?? DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
+        let device: SymmetricKey? =
+            if let device { device } else {
+                try DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
+            }
         let (fileID, indexByDevice, classKeys) = try mappingErrors {
             try storage.read { reader in
                 (
