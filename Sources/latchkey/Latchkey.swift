@@ -35,7 +35,14 @@ struct LatchkeyCommand: ParsableCommand {
 
     /// Parses `security`-style arguments: on the add commands a `-w` with no value after it (last, or
     /// followed by another option) asks for a no-echo prompt.
+    ///
+    /// An argument that is not valid UTF-8 is refused first (exit status 64): `CommandLine.arguments` would
+    /// replace its bytes with U+FFFD, so two different byte strings would name the same item.
     static func main() {
+        if let position = RawArguments.firstInvalidUTF8() {
+            warn("argument \(position) is not valid UTF-8; arguments are stored as text, so it is refused, not altered")
+            Glibc.exit(ExitStatus.usage)
+        }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let status = FastPath.run(arguments) { Glibc.exit(status) }
         main(rewritingPromptFlags(arguments))

@@ -8,7 +8,7 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// `errSecItemNotFound`, as macOS `security` exits.
     static let itemNotFound: Int32 = 44
-    /// A command-line usage error (ArgumentParser's `validationFailure`).
+    /// A command-line usage error (ArgumentParser's `validationFailure`), or an argument that is not valid UTF-8.
     static let usage: Int32 = 64
 }
 
