@@ -19,7 +19,8 @@ struct LatchkeyCommand: ParsableCommand {
             terminal; without either a command fails at once instead of waiting. Secrets are read from \
             standard input (--password-stdin) or a prompt (-w given last); -w VALUE puts the secret in the \
             process list. Errors are printed on stderr with their OSStatus text. Exit codes: 0 success, 44 \
-            item not found, 1 any other keychain error, 64 usage error. See docs/cli.md.
+            item not found, 1 any other keychain error, 64 usage error (an argument that is not valid UTF-8 \
+            included), 65 damaged items left out by --skip-damaged. See docs/cli.md.
             """,
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,

@@ -23,7 +23,10 @@ struct Export: ParsableCommand {
             The archive (format in docs/cli.md) is encrypted with AES-256-GCM under a key derived with scrypt \
             from its own passphrase, asked twice on a terminal or read with --passphrase-stdin / \
             --passphrase-file. Items whose accessibility is ThisDeviceOnly never leave this machine: they are \
-            left out and counted. Items of access groups this process does not hold are not seen.
+            left out and counted. Items of access groups this process does not hold are not seen. An item that \
+            fails authentication (damaged or tampered) makes the export fail, naming it, and no archive is \
+            written; with --skip-damaged the others are exported, each one left out is named on stderr and the \
+            exit status is 65.
             """
     )
 
@@ -32,6 +35,7 @@ struct Export: ParsableCommand {
     var output: String
     @Flag(name: .customLong("force"), help: "Replace an existing archive file.") var force = false
     @OptionGroup var archivePassphrase: ArchivePassphraseOptions
+    @OptionGroup var damage: DamagedItemOptions
     @OptionGroup var format: OutputOptions
 
     func run() throws {
@@ -41,6 +45,7 @@ struct Export: ParsableCommand {
             }
             let passphrase = try archivePassphrase.passphrase(confirm: true)
             let store = try keychain.open()
+            let damaged = try damage.damagedItems(in: store, includingSecrets: true, action: "export")
             var items: [KeychainArchive.Item] = []
             var leftOut = 0
             for itemClass in ItemClass.storable {
@@ -60,11 +65,13 @@ struct Export: ParsableCommand {
                     "archive": .string(output),
                     "exported": .integer(Int64(items.count)),
                     "thisDeviceOnlyLeftOut": .integer(Int64(leftOut)),
+                    "damagedSkipped": .array(damaged.map { .string($0.description) }),
                 ]).print()
             } else {
                 print("exported \(items.count) items to \(output)")
                 if leftOut > 0 { print("left out \(leftOut) ThisDeviceOnly items (they never leave this machine)") }
             }
+            try damage.finish(skipped: damaged)
         }
     }
 }

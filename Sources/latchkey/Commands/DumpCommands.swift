@@ -16,29 +16,37 @@ struct DumpKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump-keychain",
         abstract: "Show every item's attributes (and secrets with -d).",
-        discussion: "Secrets are shown only with -d (--secrets). --json prints an array of item objects."
+        discussion: """
+            Secrets are shown only with -d (--secrets). --json prints an array of item objects. An item that \
+            fails authentication (damaged or tampered) makes the command fail, naming it, before anything is \
+            printed; with --skip-damaged the others are shown, each one left out is named on stderr and the \
+            exit status is 65.
+            """
     )
 
     @OptionGroup var keychain: KeychainOptions
     @Flag(name: [.customShort("d"), .customLong("secrets")], help: "Also show each item's secret data.")
     var secrets = false
+    @OptionGroup var damage: DamagedItemOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         try runReportingErrors {
             let store = try keychain.open()
+            let damaged = try damage.damagedItems(in: store, includingSecrets: secrets, action: "dump")
             var items: [FoundItem] = []
             for itemClass in ItemClass.storable { items += try store.allItems(itemClass, withData: secrets) }
             if output.json {
                 try JSONValue.array(items.map { ItemOutput.json($0, keychain: store.path, secretKey: "data") }).print()
-                return
+            } else {
+                var out = ""
+                for item in items {
+                    out += ItemOutput.human(item, keychain: store.path)
+                    if secrets { out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n" }
+                }
+                ItemOutput.write(out)
             }
-            var out = ""
-            for item in items {
-                out += ItemOutput.human(item, keychain: store.path)
-                if secrets { out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n" }
-            }
-            ItemOutput.write(out)
+            try damage.finish(skipped: damaged)
         }
     }
 }

@@ -10,6 +10,9 @@ enum ExitStatus {
     static let itemNotFound: Int32 = 44
     /// A command-line usage error (ArgumentParser's `validationFailure`), or an argument that is not valid UTF-8.
     static let usage: Int32 = 64
+    /// `dump-keychain` or `export` with `--skip-damaged` left out items that failed authentication (each is
+    /// named on stderr; sysexits' `EX_DATAERR`).
+    static let damagedSkipped: Int32 = 65
 }
 
 /// Runs a command body, printing keychain errors on stderr and exiting with `security`'s codes.
