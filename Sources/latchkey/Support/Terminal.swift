@@ -74,29 +74,37 @@ enum Terminal {
         return first
     }
 
-    /// Reads all of standard input as a secret, dropping one trailing newline.
+    /// Reads all of standard input as a secret, dropping one trailing line ending: LF, or CR LF. Everything
+    /// else is kept, a lone trailing CR included (docs/cli.md).
     static func readStandardInput() -> SecretData {
         var bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-        if bytes.last == 0x0A { bytes.removeLast() }
-        if bytes.last == 0x0D { bytes.removeLast() }
+        if bytes.last == 0x0A {
+            bytes.removeLast()
+            if bytes.last == 0x0D { bytes.removeLast() }
+        }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         return SecretData(bytes)
     }
 
-    /// Reads one line of standard input (without its newline), for commands that read several secrets.
+    /// Reads one line of standard input without its line ending (LF, or CR LF), for commands that read
+    /// several secrets; a last line without LF is kept whole, a trailing CR included.
     static func readStandardInputLine() -> SecretData? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         var sawAny = false
+        var ended = false
         while true {
             let count = read(STDIN_FILENO, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             if count != 1 { break }
             sawAny = true
-            if byte == 0x0A { break }
+            if byte == 0x0A {
+                ended = true
+                break
+            }
             bytes.append(byte)
         }
-        if bytes.last == 0x0D { bytes.removeLast() }
+        if ended, bytes.last == 0x0D { bytes.removeLast() }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         return sawAny ? SecretData(bytes) : nil
     }
