@@ -66,6 +66,8 @@ package final class StorageFile: Sendable {
         let writable = access(path, W_OK) == 0
         let effectiveReadOnly = readOnly || !writable
         if writable { repairJournalModes(path: path, owner: info.st_uid) }
+        // Opening for writing switches the file to WAL and may commit: first make sure it is a keychain.
+        if !effectiveReadOnly { try checkIsKeychain(path: path, busyTimeout: busyTimeout) }
         let file: StorageFile
         do {
             let pool = try DatabasePool(
@@ -83,7 +85,10 @@ package final class StorageFile: Sendable {
                 // WAL needs a writable `-shm`/`-wal` beside the file: the directory is the obstacle.
                 throw StorageError.readOnly(path: path)
             }
-            throw StorageError.map(error, path: path)
+            guard let snapshot = outOfSpaceSnapshot(after: error, path: path, busyTimeout: busyTimeout) else {
+                throw StorageError.map(error, path: path)
+            }
+            file = StorageFile(path: path, pool: snapshot, readOnly: true)
         }
         try file.validate()
         return file
@@ -102,16 +107,22 @@ package final class StorageFile: Sendable {
         busyTimeout: TimeInterval = 30,
         initialize: (StorageWriter) throws -> Void
     ) throws -> (file: StorageFile, created: Bool) {
+        removeAbandonedTemporaryFiles(of: path)
         let temporary = path + ".creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        let descriptor = Glibc.open(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
             if errno == EROFS || errno == EACCES { throw StorageError.readOnly(path: path) }
             throw StorageError.io("cannot create \(temporary): \(reason)")
         }
-        Glibc.close(descriptor)
+        // Held until the temporary files are gone: a later creation removes them only once this process is
+        // dead (`removeAbandonedTemporaryFiles`). Where `flock` is unsupported nobody can take it: nothing
+        // is removed.
+        _ = flock(descriptor, LOCK_EX | LOCK_NB)
         defer {
-            for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) }
+            // The journal files first, so that whatever a kill leaves still has its locked main file.
+            for suffix in ["-wal", "-shm", ""] { unlink(temporary + suffix) }
+            Glibc.close(descriptor)
         }
         do {
             let pool = try DatabasePool(
@@ -135,11 +146,7 @@ package final class StorageFile: Sendable {
             throw StorageError.map(error, path: path)
         }
         // Make the file's contents durable before it becomes visible under its final name.
-        let syncDescriptor = Glibc.open(temporary, O_RDONLY | O_CLOEXEC)
-        if syncDescriptor >= 0 {
-            fsync(syncDescriptor)
-            Glibc.close(syncDescriptor)
-        }
+        try syncFile(descriptor, temporary)
         var created = true
         if link(temporary, path) != 0 {
             guard errno == EEXIST else {
@@ -147,12 +154,7 @@ package final class StorageFile: Sendable {
             }
             created = false
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let directoryDescriptor = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            Glibc.close(directoryDescriptor)
-        }
+        try syncDirectory(of: path)
         return (try open(path: path, busyTimeout: busyTimeout), created)
     }
 
@@ -220,7 +222,10 @@ package final class StorageFile: Sendable {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction; any thrown error rolls everything back.
     package func write<T>(_ body: (StorageWriter) throws -> T) throws -> T {
-        if isReadOnly { throw StorageError.readOnly(path: path) }
+        if isReadOnly {
+            // A pool under another name than the file is the snapshot `open` falls back to on a full disk.
+            throw pool.path == path ? StorageError.readOnly(path: path) : StorageError.diskFull
+        }
         do {
             return try pool.writeWithoutTransaction { db in
                 var result: T?
