@@ -52,8 +52,12 @@ extension KeychainService {
     }
 
     /// The first item matching `query` (see `find`).
-    public func findOne(_ query: ItemQuery, withData: Bool = false) throws(KeychainError) -> FoundItem {
-        try single(find(query, limit: .one, withData: withData))
+    public func findOne(
+        _ query: ItemQuery,
+        withData: Bool = false,
+        authentication: AuthenticationPolicy = .fail
+    ) throws(KeychainError) -> FoundItem {
+        try single(find(query, limit: .one, withData: withData, authentication: authentication))
     }
 
     /// Every item matching `query` (see `find`), or an empty array instead of `itemNotFound`.

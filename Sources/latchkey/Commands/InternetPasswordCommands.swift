@@ -88,7 +88,7 @@ struct FindInternetPassword: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let store = try keychain.open()
-            let item = try store.findOne(match.query, withData: show.wantsSecret)
+            let item = try store.findOneConfirmingPresence(match.query, withData: show.wantsSecret)
             try show.print(item, keychain: store.path, json: output.json)
         }
     }

@@ -131,7 +131,10 @@ enum FastPath {
     static func find(_ parsed: Parsed, itemClass: ItemClass) throws {
         let store = try KeychainOpener.open(path: path(parsed), options: KeychainStore.Options())
         openStore = store
-        let item = try store.findOne(ItemQuery(itemClass, attributes: parsed.attributes), withData: parsed.passwordOnly)
+        let item = try store.findOneConfirmingPresence(
+            ItemQuery(itemClass, attributes: parsed.attributes),
+            withData: parsed.passwordOnly
+        )
         if parsed.passwordOnly {
             FileHandle.standardOutput.write((item.data?.data ?? Data()) + Data("\n".utf8))
         } else {

@@ -1,0 +1,28 @@
+import Foundation
+import Latchkey
+
+extension KeychainStore {
+    /// The first item matching `query`; when the core answers that its secret needs user authentication
+    /// (an item stored with a `kSecAttrAccessControl` constraint, -25315), asks for the keychain passphrase
+    /// on the terminal (standard input, else the controlling terminal), checks it, and repeats the search with the confirmation.
+    ///
+    /// - Throws: `interactionNotAllowed` without a terminal, `authFailed` for a wrong passphrase, or the
+    ///   search's own errors.
+    func findOneConfirmingPresence(_ query: ItemQuery, withData: Bool) throws -> FoundItem {
+        do {
+            return try findOne(query, withData: withData, authentication: .ask)
+        } catch {
+            guard (error as? KeychainError)?.code == .interactionRequired else { throw error }
+        }
+        let prompt = "The item is protected: keychain passphrase to confirm it is you: "
+        let passphrase =
+            Terminal.isInteractive
+            ? try Terminal.readSecret(prompt: prompt) : try Terminal.readSecretFromControllingTerminal(prompt: prompt)
+        do {
+            try unlock(with: .passphrase(passphrase))
+        } catch {
+            throw KeychainError(.authFailed, "The passphrase is wrong; the protected item was not read.")
+        }
+        return try findOne(query, withData: withData, authentication: .confirmed)
+    }
+}
