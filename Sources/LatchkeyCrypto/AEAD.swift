@@ -26,6 +26,48 @@ package enum AEAD {
         }
     }
 
+    /// Verifies and decrypts a box made by `seal` with the same key and context: the entry point of the
+    /// read path, with concrete types so that swift-crypto's inlinable parts are specialised for `Data`.
+    ///
+    /// - Throws: `CryptoError.malformedCiphertext` when too short, `.authenticationFailure` when it does not verify.
+    package static func open(_ sealed: Data, key: SymmetricKey, context: Data) throws(CryptoError) -> Data {
+        guard sealed.count >= overhead else { throw .malformedCiphertext }
+        let box: AES.GCM.SealedBox
+        do {
+            box = try AES.GCM.SealedBox(combined: sealed)
+        } catch {
+            throw .malformedCiphertext
+        }
+        do {
+            return try AES.GCM.open(box, using: key, authenticating: context)
+        } catch {
+            throw .authenticationFailure
+        }
+    }
+
+    /// The same as `open(_:key:context:)`, with the context in a caller's buffer (assembled on the stack
+    /// by the read path instead of in a new `Data`).
+    ///
+    /// - Throws: `CryptoError.malformedCiphertext` when too short, `.authenticationFailure` when it does not verify.
+    package static func open(
+        _ sealed: Data,
+        key: SymmetricKey,
+        context: UnsafeRawBufferPointer
+    ) throws(CryptoError) -> Data {
+        guard sealed.count >= overhead else { throw .malformedCiphertext }
+        let box: AES.GCM.SealedBox
+        do {
+            box = try AES.GCM.SealedBox(combined: sealed)
+        } catch {
+            throw .malformedCiphertext
+        }
+        do {
+            return try AES.GCM.open(box, using: key, authenticating: context)
+        } catch {
+            throw .authenticationFailure
+        }
+    }
+
     /// Verifies and decrypts a box made by `seal` with the same key and context.
     ///
     /// - Throws: `CryptoError.malformedCiphertext` when too short, `.authenticationFailure` when it does not verify.

@@ -1,39 +1,86 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Read access inside one SQLite transaction (or one statement); valid only inside the closure it is
 /// handed to.
+///
+/// Every read runs a prepared statement through SQLite's C API: GRDB's cached statements inside pool
+/// reads and write transactions, the dedicated connection's on the fast read path (`StorageFile.read`).
 package struct StorageReader {
-    let db: Database
+    /// Where the statements come from.
+    private enum Source {
+        case grdb(Database)
+        case direct(ReadConnection)
+    }
+
+    private let source: Source
+
+    /// A reader on a GRDB connection (a pool read or a write transaction).
+    init(db: Database) {
+        source = .grdb(db)
+    }
+
+    /// A reader on the dedicated read connection.
+    init(connection: ReadConnection) {
+        source = .direct(connection)
+    }
+
+    /// The prepared statement for `sql` on this reader's connection, ready to bind.
+    private func query(_ sql: String) throws -> SQLiteQuery {
+        try query(.sql(sql)) { sql }
+    }
+
+    /// The prepared statement named by `key`, whose text `sql` builds only when it is not prepared yet
+    /// (on the dedicated connection; GRDB's cache is keyed by the text itself).
+    private func query(_ key: StatementKey, sql: () -> String) throws -> SQLiteQuery {
+        switch source {
+        case .grdb(let db): SQLiteQuery(try db.cachedStatement(sql: sql()).sqliteStatement)
+        case .direct(let connection): SQLiteQuery(try connection.statement(key, sql: sql))
+        }
+    }
 
     /// The value stored under `name` in the `meta` table.
     package func meta(_ name: String) throws -> Data? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE name = ?"), arguments: [name])
+        var query = try query("SELECT value FROM meta WHERE name = ?")
+        try query.bind(name)
+        return try query.step() ? query.blob(0) : nil
     }
 
     /// Every unlock slot, oldest first.
     package func slots() throws -> [SlotRow] {
-        try Row.fetchAll(db, sql: "SELECT id, kind, parameters, wrapped, checksum FROM slots ORDER BY id").map {
-            SlotRow(
-                id: $0[0],
-                kind: $0[1],
-                parameters: $0[2],
-                wrappedMasterKey: $0[3],
-                checksum: $0[4]
+        var query = try query("SELECT id, kind, parameters, wrapped, checksum FROM slots ORDER BY id")
+        var slots: [SlotRow] = []
+        while try query.step() {
+            slots.append(
+                SlotRow(
+                    id: query.int64(0),
+                    kind: try query.requiredText(1),
+                    parameters: try query.requiredBlob(2),
+                    wrappedMasterKey: try query.requiredBlob(3),
+                    checksum: try query.requiredBlob(4)
+                )
             )
         }
+        return slots
     }
 
     /// Every class key row.
     package func classKeys() throws -> [ClassKeyRow] {
-        try Row.fetchAll(db, sql: "SELECT class, bymaster, bydevice FROM classkeys").map {
-            ClassKeyRow(keyClass: $0[0], byMaster: $0[1], byDevice: $0[2])
+        var query = try query("SELECT class, bymaster, bydevice FROM classkeys")
+        var rows: [ClassKeyRow] = []
+        while try query.step() {
+            rows.append(
+                ClassKeyRow(keyClass: try query.requiredText(0), byMaster: query.blob(1), byDevice: query.blob(2))
+            )
         }
+        return rows
     }
 
     /// A counter bumped by every committed write, in any process.
     package func changeCounter() throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT counter FROM changes WHERE id = 1")) ?? 0
+        var query = try query("SELECT counter FROM changes WHERE id = 1")
+        return try query.step() ? query.int64(0) : 0
     }
 
     /// The rows of `table` that pass `filter`, in insertion order.
@@ -52,50 +99,62 @@ package struct StorageReader {
         case .column(let column): driving = column
         }
         let shape = SelectSQL.of(table)
-        var sql = includeSecret ? shape.headWithSecret : shape.headWithoutSecret
-        var arguments: [Data] = []
-        var separator = " WHERE "
-        if let persistref = filter.persistref {
-            sql += separator + "persistref = ?"
-            separator = " AND "
-            arguments.append(persistref)
+        // A unary `+` keeps a term out of index selection without changing its value (SQLite's
+        // documented way to disqualify an index), so that the chosen index drives the search.
+        func term(_ condition: (column: String, tokens: [Data])) -> SelectKey.Term {
+            guard let column = shape.tokenColumns.firstIndex(of: condition.column) else {
+                preconditionFailure("unknown column \(condition.column)")
+            }
+            let disqualified =
+                driving != nil && driving != condition.column && shape.indexedColumns.contains(condition.column)
+            return SelectKey.Term(column: column, tokens: condition.tokens.count, disqualified: disqualified)
         }
-        if let primaryKey = filter.primaryKey {
-            sql += separator + "pk = ?"
-            separator = " AND "
-            arguments.append(primaryKey)
+        func key() -> SelectKey {
+            SelectKey(
+                table: table,
+                includeSecret: includeSecret,
+                persistref: filter.persistref != nil,
+                primaryKey: filter.primaryKey != nil,
+                limited: filter.limit != nil,
+                terms: filter.conditions.map(term)
+            )
         }
+        var signature = SelectKey.Signature(
+            table: table,
+            includeSecret: includeSecret,
+            persistref: filter.persistref != nil,
+            primaryKey: filter.primaryKey != nil,
+            limited: filter.limit != nil
+        )
         for condition in filter.conditions {
-            precondition(shape.tokenColumns.contains(condition.column), "unknown column \(condition.column)")
-            sql += separator
-            separator = " AND "
-            // A unary `+` keeps a term out of index selection without changing its value (SQLite's
-            // documented way to disqualify an index), so that the chosen index drives the search.
-            if let driving, driving != condition.column, shape.indexedColumns.contains(condition.column) { sql += "+" }
-            sql += Self.test(condition.column, count: condition.tokens.count)
-            arguments += condition.tokens
+            guard var packed = signature else { break }
+            signature = packed.append(term(condition)) ? packed : nil
         }
-        sql += " ORDER BY id"
-        if let limit = filter.limit { sql += " LIMIT \(limit)" }
-        let statement = try db.cachedStatement(sql: sql)
-        // A cursor decodes straight from SQLite's columns (no intermediate copy of every value).
-        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        let statementKey = signature.map { StatementKey.selectSignature($0.bits) } ?? .select(key())
+        var query = try query(statementKey) { key().sql(shape) }
+        if let persistref = filter.persistref { try query.bind(persistref) }
+        if let primaryKey = filter.primaryKey { try query.bind(primaryKey) }
+        for condition in filter.conditions {
+            for token in condition.tokens { try query.bind(token) }
+        }
+        if let limit = filter.limit { try query.bind(Int64(limit)) }
+        let tokenColumns = shape.tokenColumns
         var rows: [ItemRow] = []
-        while let row = try cursor.next() {
+        while try query.step() {
             var tokens: [String: Data] = [:]
-            tokens.reserveCapacity(shape.tokenColumns.count)
-            for (offset, column) in shape.tokenColumns.enumerated() where !row.hasNull(atIndex: 6 + offset) {
-                tokens[column] = row[6 + offset] as Data
+            tokens.reserveCapacity(tokenColumns.count)
+            for offset in tokenColumns.indices {
+                if let token = query.blob(Int32(6 + offset)) { tokens[tokenColumns[offset]] = token }
             }
             rows.append(
                 ItemRow(
-                    id: row[0] as Int64,
-                    persistref: row[1],
-                    primaryKey: row[2],
+                    id: query.int64(0),
+                    persistref: try query.requiredBlob(1),
+                    primaryKey: try query.requiredBlob(2),
                     tokens: tokens,
-                    itemKey: row[3],
-                    attributes: row[4],
-                    secret: row.hasNull(atIndex: 5) ? nil : row[5] as Data
+                    itemKey: try query.requiredBlob(3),
+                    attributes: try query.requiredBlob(4),
+                    secret: query.blob(5)
                 )
             )
         }
@@ -120,12 +179,11 @@ package struct StorageReader {
     /// at most one row wins, else the smallest count. A count of zero proves that nothing matches.
     func drivingColumn(_ table: ItemTable, _ filter: RowFilter) throws -> SearchPlan {
         guard filter.persistref == nil, filter.primaryKey == nil, filter.conditions.count > 1 else { return .planner }
-        let candidates = SelectSQL.of(table).indexedColumns.filter { column in
-            filter.conditions.contains { $0.column == column }
-        }
-        guard candidates.count > 1 else { return .planner }
+        let indexed = SelectSQL.of(table).indexedColumns
+        func constrained(_ column: String) -> Bool { filter.conditions.contains { $0.column == column } }
+        guard indexed.lazy.filter(constrained).count > 1 else { return .planner }
         var best: (column: String, rows: Int)?
-        for column in candidates {
+        for column in indexed where constrained(column) {
             var rows = Int.max
             for condition in filter.conditions where condition.column == column {
                 rows = min(rows, try probe(table, column, condition.tokens))
@@ -139,33 +197,104 @@ package struct StorageReader {
 
     /// How many rows (up to `probeLimit`) satisfy `column = token` (or `column IN tokens`), by the index.
     private func probe(_ table: ItemTable, _ column: String, _ tokens: [Data]) throws -> Int {
-        let statement = try db.cachedStatement(
-            sql:
-                "SELECT count(*) FROM (SELECT 1 FROM \(table.rawValue) WHERE \(Self.test(column, count: tokens.count)) "
+        var query = try query(.probe(table, column, tokens.count)) {
+            "SELECT count(*) FROM (SELECT 1 FROM \(table.rawValue) WHERE \(Self.test(column, count: tokens.count)) "
                 + "LIMIT \(Self.probeLimit))"
-        )
-        return try Int.fetchOne(statement, arguments: StatementArguments(tokens)) ?? 0
+        }
+        for token in tokens { try query.bind(token) }
+        return try query.step() ? Int(query.int64(0)) : 0
     }
 
     /// `term = ?`, or `term IN (?, ...)` for several tokens (`IN ()`, never true, for none).
-    private static func test(_ term: String, count: Int) -> String {
+    fileprivate static func test(_ term: String, count: Int) -> String {
         if count == 1 { return "\(term) = ?" }
         return "\(term) IN (\(Array(repeating: "?", count: count).joined(separator: ",")))"
     }
 
     /// The number of rows in `table` (for diagnostics and benchmarks).
     package func count(in table: ItemTable) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.rawValue)") ?? 0
+        var query = try query("SELECT COUNT(*) FROM \(table.rawValue)")
+        return try query.step() ? Int(query.int64(0)) : 0
     }
 
     /// SQLite's own structural check; returns its messages, `["ok"]` when sound.
     package func integrityCheck() throws -> [String] {
-        try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        var query = try query("PRAGMA integrity_check")
+        var messages: [String] = []
+        while try query.step() { messages.append(try query.requiredText(0)) }
+        return messages
+    }
+}
+
+/// The shape of an item `SELECT`: everything its SQL text depends on, so that the dedicated connection
+/// finds the prepared statement without building the text (the tokens and the limit are bound).
+struct SelectKey: Hashable {
+    /// One condition: which token column, how many accepted tokens, and whether the `+` keeps its index
+    /// from driving the search.
+    struct Term: Hashable {
+        var column: Int
+        var tokens: Int
+        var disqualified: Bool
+    }
+
+    var table: ItemTable
+    var includeSecret: Bool
+    var persistref: Bool
+    var primaryKey: Bool
+    var limited: Bool
+    var terms: [Term] = []
+
+    /// The same shape packed into 64 bits, when it fits (up to five terms of at most 31 tokens each,
+    /// the usual query), so that looking up its statement hashes one integer and allocates nothing.
+    struct Signature {
+        private(set) var bits: UInt64
+        private var terms = 0
+
+        init?(table: ItemTable, includeSecret: Bool, persistref: Bool, primaryKey: Bool, limited: Bool) {
+            guard let tableIndex = ItemTable.allCases.firstIndex(of: table) else { return nil }
+            bits = UInt64(tableIndex)
+            for flag in [includeSecret, persistref, primaryKey, limited] {
+                bits = bits << 1 | (flag ? 1 : 0)
+            }
+        }
+
+        /// Adds a term; `false` when it does not fit (the caller then keys the statement by `SelectKey`).
+        mutating func append(_ term: Term) -> Bool {
+            guard terms < 5, term.column < 16, term.tokens < 32 else { return false }
+            // 6 bits of table and flags, then 10 bits per term, then the term count in the top 4 bits.
+            let packed = UInt64(term.column | term.tokens << 4 | (term.disqualified ? 1 << 9 : 0))
+            bits |= packed << UInt64(6 + 10 * terms)
+            terms += 1
+            bits = bits & ~(0xF << 60) | UInt64(terms) << 60
+            return true
+        }
+    }
+
+    /// The SQL text; parameters in order: persistref, primary key, each term's tokens, the limit.
+    func sql(_ shape: SelectSQL) -> String {
+        var sql = includeSecret ? shape.headWithSecret : shape.headWithoutSecret
+        var separator = " WHERE "
+        if persistref {
+            sql += separator + "persistref = ?"
+            separator = " AND "
+        }
+        if primaryKey {
+            sql += separator + "pk = ?"
+            separator = " AND "
+        }
+        for term in terms {
+            sql += separator + (term.disqualified ? "+" : "")
+            sql += StorageReader.test(shape.tokenColumns[term.column], count: term.tokens)
+            separator = " AND "
+        }
+        sql += " ORDER BY id"
+        if limited { sql += " LIMIT ?" }
+        return sql
     }
 }
 
 /// The fixed parts of an item `SELECT`, built once per table instead of on every lookup.
-private struct SelectSQL: Sendable {
+struct SelectSQL: Sendable {
     let tokenColumns: [String]
     let indexedColumns: [String]
     /// `SELECT id, persistref, pk, itemkey, attrs, secret, <token columns> FROM <table>`.

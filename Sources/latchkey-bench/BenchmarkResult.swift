@@ -12,6 +12,52 @@ struct BenchmarkResult: Sendable {
     /// Items in the keychain when it was measured.
     var items: Int
     var kind: Kind
+    /// The operation's floor and its median, when the floor was measured earlier in the run.
+    var floor: (op: String, medianMicroseconds: Double)?
+
+    /// Median over the floor's median.
+    var ratio: Double? {
+        guard case .timing(let measurement) = kind, let floor, floor.medianMicroseconds > 0 else { return nil }
+        return measurement.medianMicroseconds / floor.medianMicroseconds
+    }
+
+    /// Median minus the floor's median, in microseconds.
+    var overFloorMicroseconds: Double? {
+        guard case .timing(let measurement) = kind, let floor else { return nil }
+        return measurement.medianMicroseconds - floor.medianMicroseconds
+    }
+
+    /// The target this operation is held to, if any.
+    var target: Target? { Target.all[op] }
+}
+
+/// What an operation's median must reach against its floor (issue 13).
+struct Target: Sendable {
+    enum Limit: Sendable {
+        /// At most this many times the floor's median.
+        case ratio(Double)
+        /// At most this many microseconds over the floor's median.
+        case overFloor(Double)
+    }
+
+    var limit: Limit
+    /// How the target reads in the human report.
+    var text: String
+
+    /// Whether `result` meets the target; `nil` when its floor was not measured.
+    func met(by result: BenchmarkResult) -> Bool? {
+        switch limit {
+        case .ratio(let maximum): result.ratio.map { $0 <= maximum }
+        case .overFloor(let maximum): result.overFloorMicroseconds.map { $0 <= maximum }
+        }
+    }
+
+    static let all: [String: Target] = [
+        "find-primary-key": Target(limit: .ratio(4), text: "<= 4x the SQLite point lookup (ideal 2x)"),
+        "add": Target(limit: .ratio(1.5), text: "<= 1.5x one fdatasync (timed with it)"),
+        "secitem-find-data": Target(limit: .overFloor(5), text: "<= 5 us over the core's find-primary-key"),
+        "secitem-find-attributes": Target(limit: .overFloor(5), text: "<= 5 us over the core's find-attributes"),
+    ]
 }
 
 /// Collects results and prints them as a table or as JSON lines.
@@ -24,8 +70,36 @@ struct ResultReport {
         self.json = json
     }
 
+    /// Each operation's floor: the operation whose median its own is divided by. The store's operations
+    /// are held against the raw floor (`FloorBenchmarks`); the API faces against the core operation they
+    /// translate to.
+    static let floors: [String: String] = [
+        "find-primary-key": "floor-sqlite-lookup",
+        "find-attributes": "floor-sqlite-lookup",
+        "add": "floor-fdatasync-add",
+        "update": "floor-fdatasync-update",
+        "delete": "floor-fdatasync-delete",
+        "secitem-find-data": "find-primary-key",
+        "secitem-find-attributes": "find-attributes",
+        "secitem-update": "update",
+        "secitem-add": "add",
+        "secitem-delete": "delete",
+        "keychain-get-string": "find-primary-key",
+        "keychain-get-codable": "find-primary-key",
+        "keychain-set-string": "update",
+        "keychain-set-codable": "update",
+        "token-header-keychain": "find-primary-key",
+    ]
+
     mutating func add(_ op: String, items: Int, _ measurement: Measurement) {
-        record(BenchmarkResult(op: op, items: items, kind: .timing(measurement)))
+        var result = BenchmarkResult(op: op, items: items, kind: .timing(measurement))
+        if let floorOp = Self.floors[op],
+            let floor = results.last(where: { $0.op == floorOp }),
+            case .timing(let floorMeasurement) = floor.kind
+        {
+            result.floor = (floorOp, floorMeasurement.medianMicroseconds)
+        }
+        record(result)
     }
 
     mutating func add(_ op: String, items: Int, value: Double, unit: String) {
@@ -41,8 +115,21 @@ struct ResultReport {
         let head = "{\"op\": \(quoted(result.op)), \"items\": \(result.items)"
         switch result.kind {
         case .timing(let measurement):
-            return head + ", \"median_us\": \(format(measurement.medianMicroseconds, 2)), "
-                + "\"p99_us\": \(format(measurement.p99Microseconds, 2)), \"samples\": \(measurement.count)}"
+            var line =
+                head + ", \"median_us\": \(format(measurement.medianMicroseconds, 2)), "
+                + "\"p99_us\": \(format(measurement.p99Microseconds, 2)), \"samples\": \(measurement.count)"
+            if let floor = result.floor, let ratio = result.ratio, let over = result.overFloorMicroseconds {
+                line += ", \"floor\": \(quoted(floor.op)), \"ratio\": \(format(ratio, 2)), "
+                line += "\"over_floor_us\": \(format(over, 2))"
+            }
+            if let target = result.target {
+                switch target.limit {
+                case .ratio(let maximum): line += ", \"target_ratio\": \(format(maximum, 2))"
+                case .overFloor(let maximum): line += ", \"target_over_floor_us\": \(format(maximum, 2))"
+                }
+                if let met = target.met(by: result) { line += ", \"met\": \(met)" }
+            }
+            return line + "}"
         case .value(let value, _):
             return head + ", \"value\": \(format(value, 2))}"
         }
@@ -51,20 +138,39 @@ struct ResultReport {
     /// The human table: timed operations, then values.
     func table() -> String {
         var lines = [
-            pad("operation", 22) + pad("items", 9, right: true) + pad("samples", 9, right: true)
-                + pad("median µs", 13, right: true) + pad("p99 µs", 13, right: true)
+            pad("operation", 24) + pad("items", 8, right: true) + pad("samples", 9, right: true)
+                + pad("median µs", 12, right: true) + pad("p99 µs", 12, right: true) + "  "
+                + pad("floor", 21) + pad("ratio", 7, right: true) + pad("+µs", 9, right: true)
         ]
-        lines.append(String(repeating: "-", count: 66))
+        lines.append(String(repeating: "-", count: 102))
         for result in results {
             guard case .timing(let measurement) = result.kind else { continue }
-            lines.append(
-                pad(result.op, 22) + pad("\(result.items)", 9, right: true)
-                    + pad("\(measurement.count)", 9, right: true)
-                    + pad(Self.format(measurement.medianMicroseconds, 1), 13, right: true)
-                    + pad(Self.format(measurement.p99Microseconds, 1), 13, right: true)
-            )
+            var line =
+                pad(result.op, 24) + pad("\(result.items)", 8, right: true)
+                + pad("\(measurement.count)", 9, right: true)
+                + pad(Self.format(measurement.medianMicroseconds, 1), 12, right: true)
+                + pad(Self.format(measurement.p99Microseconds, 1), 12, right: true)
+            if let floor = result.floor, let ratio = result.ratio, let over = result.overFloorMicroseconds {
+                line += "  " + pad(floor.op, 21) + pad(Self.format(ratio, 2) + "x", 7, right: true)
+                line += pad(Self.format(over, 1), 9, right: true)
+            }
+            lines.append(line)
         }
         lines.append("")
+        let targeted = results.filter { $0.target != nil }
+        if !targeted.isEmpty {
+            lines.append("targets:")
+            for result in targeted {
+                guard let target = result.target else { continue }
+                let verdict = target.met(by: result).map { $0 ? "met" : "NOT met" } ?? "floor not measured"
+                var measured = ""
+                if let ratio = result.ratio, let over = result.overFloorMicroseconds {
+                    measured = " (\(Self.format(ratio, 2))x, +\(Self.format(over, 1)) µs)"
+                }
+                lines.append("  " + pad(result.op, 24) + target.text + ": " + verdict + measured)
+            }
+            lines.append("")
+        }
         for result in results {
             guard case .value(let value, let unit) = result.kind else { continue }
             lines.append(

@@ -56,6 +56,30 @@ struct BenchmarkContext {
         return Measurement(nanoseconds: samples)
     }
 
+    /// Times `count` runs of `body`, each right after one timed `floor.sync()`, so that an operation and
+    /// its floor are measured at the same moments.
+    ///
+    /// - Returns: The floor's measurement and the operation's.
+    func measurePaired(
+        _ count: Int,
+        floor: SyncFloor,
+        _ body: (Int) throws -> Void
+    ) throws -> (floor: Measurement, operation: Measurement) {
+        var floorSamples: [UInt64] = []
+        var samples: [UInt64] = []
+        floorSamples.reserveCapacity(count)
+        samples.reserveCapacity(count)
+        for run in 0..<count {
+            var start = Stopwatch.now()
+            try floor.sync()
+            floorSamples.append(Stopwatch.now() - start)
+            start = Stopwatch.now()
+            try body(run)
+            samples.append(Stopwatch.now() - start)
+        }
+        return (Measurement(nanoseconds: floorSamples), Measurement(nanoseconds: samples))
+    }
+
     /// A progress line on standard error (standard output stays machine-readable).
     func progress(_ message: String) {
         FileHandle.standardError.write(Data(("latchkey-bench: " + message + "\n").utf8))

@@ -10,6 +10,9 @@ import Latchkey
 /// - `add`: new items (durable);
 /// - `delete`: random distinct existing items (durable);
 ///
+/// each durable write right after one timed `fdatasync` of a small write (`SyncFloor`), reported as
+/// `floor-fdatasync-update` / `-add` / `-delete`, the floor the write is read against;
+///
 /// then `peak-rss-mib` (before any standard-cost scrypt, which alone needs 128 MiB) and `rss-mib`.
 enum StoreBenchmarks: BenchmarkSuite {
     static let name = "store"
@@ -28,23 +31,35 @@ enum StoreBenchmarks: BenchmarkSuite {
             context.progress("\(name): \(op)")
             context.report.add(op, items: keychain.items, try find(keychain, picks, withData: withData, context))
         }
+        let floor = try SyncFloor(directory: context.directory, name: "store-sync-floor")
         if context.options.includes("update") {
             context.progress("\(name): update")
             picks.shuffle(using: &context.generator)
-            context.report.add("update", items: keychain.items, try update(keychain, picks, &context))
+            report("update", try update(keychain, picks, floor, &context), keychain, &context)
         }
         if context.options.includes("add") {
             context.progress("\(name): add")
-            context.report.add("add", items: keychain.items, try add(keychain, &context))
+            report("add", try add(keychain, floor, &context), keychain, &context)
         }
         if context.options.includes("delete") {
             context.progress("\(name): delete")
-            context.report.add("delete", items: keychain.items, try delete(keychain, &context))
+            report("delete", try delete(keychain, floor, &context), keychain, &context)
         }
         context.report.add("peak-rss-mib", items: keychain.items, value: SystemProbe.peakResidentMiB(), unit: "MiB")
         if let current = SystemProbe.currentResidentMiB() {
             context.report.add("rss-mib", items: keychain.items, value: current, unit: "MiB")
         }
+    }
+
+    /// Records a durable write after the flush floor measured with it (`floor-fdatasync-<op>`).
+    private static func report(
+        _ op: String,
+        _ measured: (floor: Measurement, operation: Measurement),
+        _ keychain: FilledKeychain,
+        _ context: inout BenchmarkContext
+    ) {
+        context.report.add("floor-fdatasync-" + op, items: keychain.items, measured.floor)
+        context.report.add(op, items: keychain.items, measured.operation)
     }
 
     /// `findOne` by service + account; checks (untimed) that each result is the item asked for.
@@ -72,12 +87,13 @@ enum StoreBenchmarks: BenchmarkSuite {
     private static func update(
         _ keychain: FilledKeychain,
         _ picks: [String],
+        _ floor: SyncFloor,
         _ context: inout BenchmarkContext
     ) throws
-        -> Measurement
+        -> (floor: Measurement, operation: Measurement)
     {
         let secrets = (0..<picks.count).map { _ in context.secret() }
-        return try context.measure(picks.count) { run in
+        return try context.measurePaired(picks.count, floor: floor) { run in
             let changed = try keychain.store.update(
                 FilledKeychain.query(account: picks[run]),
                 with: ItemChanges(data: secrets[run])
@@ -87,10 +103,14 @@ enum StoreBenchmarks: BenchmarkSuite {
     }
 
     /// New items `new-<n>`; they join `keychain.accounts`.
-    private static func add(_ keychain: FilledKeychain, _ context: inout BenchmarkContext) throws -> Measurement {
+    private static func add(
+        _ keychain: FilledKeychain,
+        _ floor: SyncFloor,
+        _ context: inout BenchmarkContext
+    ) throws -> (floor: Measurement, operation: Measurement) {
         let accounts = (0..<context.options.samples).map { "new-\($0)" }
         let secrets = accounts.map { _ in context.secret() }
-        let measurement = try context.measure(accounts.count) { run in
+        let measurement = try context.measurePaired(accounts.count, floor: floor) { run in
             try keychain.store.add(
                 .genericPassword,
                 attributes: FilledKeychain.attributes(account: accounts[run]),
@@ -102,7 +122,11 @@ enum StoreBenchmarks: BenchmarkSuite {
     }
 
     /// Deletes random distinct items (at most every item there is); they leave `keychain.accounts`.
-    private static func delete(_ keychain: FilledKeychain, _ context: inout BenchmarkContext) throws -> Measurement {
+    private static func delete(
+        _ keychain: FilledKeychain,
+        _ floor: SyncFloor,
+        _ context: inout BenchmarkContext
+    ) throws -> (floor: Measurement, operation: Measurement) {
         let count = min(context.options.samples, keychain.accounts.count)
         var victims: [String] = []
         victims.reserveCapacity(count)
@@ -110,7 +134,7 @@ enum StoreBenchmarks: BenchmarkSuite {
             keychain.accounts.swapAt(context.index(below: keychain.accounts.count), keychain.accounts.count - 1)
             if let last = keychain.accounts.popLast() { victims.append(last) }
         }
-        return try context.measure(victims.count) { run in
+        return try context.measurePaired(victims.count, floor: floor) { run in
             let deleted = try keychain.store.delete(FilledKeychain.query(account: victims[run]))
             guard deleted == 1 else { throw BenchmarkFailure("delete removed \(deleted) items, expected 1") }
         }

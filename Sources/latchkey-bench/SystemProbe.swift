@@ -33,7 +33,17 @@ enum SystemProbe {
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
-    /// "CPU model, N online CPUs, M GiB RAM" from `/proc/cpuinfo` and `/proc/meminfo`.
+    /// The kernel's name and release (`uname -sr`), e.g. "Linux 6.18.44".
+    static func kernelDescription() -> String {
+        var names = utsname()
+        guard uname(&names) == 0 else { return "unknown kernel" }
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        return text(names.sysname) + " " + text(names.release)
+    }
+
+    /// "CPU model, N online CPUs, M GiB RAM, kernel" from `/proc/cpuinfo`, `/proc/meminfo` and `uname`.
     static func machineDescription() -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model =
@@ -47,6 +57,6 @@ enum SystemProbe {
             .flatMap { $0.split(separator: " ").dropFirst().first }
             .flatMap { Double($0) } ?? 0
         let memory = totalKiB > 0 ? String(format: "%.1f GiB RAM", totalKiB / 1024 / 1024) : "unknown RAM"
-        return "\(model), \(cpus) online CPUs, \(memory)"
+        return "\(model), \(cpus) online CPUs, \(memory), \(kernelDescription())"
     }
 }

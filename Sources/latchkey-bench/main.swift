@@ -3,13 +3,13 @@ import Latchkey
 
 // latchkey-bench: measures the keychain store on a fresh temporary keychain (see BenchmarkOptions.usage).
 
-/// The suites, in order. The store suite records peak memory before the unlock suite runs scrypt at the
-/// standard cost (128 MiB), so that figure reflects the item operations only.
+/// The suites, in order. The floor comes first, so that every later operation can be printed as a ratio
+/// to it; the store suite records peak memory before the unlock suite runs scrypt at the standard cost
+/// (128 MiB), so that figure reflects the item operations only.
 func suites() -> [any BenchmarkSuite.Type] {
     [
-        StoreBenchmarks.self, SecItemBenchmarks.self, TypedAPIBenchmarks.self, KeyBenchmarks.self,
-        UnlockBenchmarks.self,
-        CalibrationBenchmarks.self, TokenBenchmarks.self,
+        FloorBenchmarks.self, StoreBenchmarks.self, SecItemBenchmarks.self, TypedAPIBenchmarks.self,
+        KeyBenchmarks.self, UnlockBenchmarks.self, TokenBenchmarks.self,
     ]
 }
 

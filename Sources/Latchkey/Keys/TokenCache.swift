@@ -13,9 +13,26 @@ struct TokenCache: Sendable {
     private let zero: [ItemTable: Data]
     private let one: [ItemTable: (sync: Data, tomb: Data)]
     private let zeroTomb: [ItemTable: Data]
+    /// The keyed HMAC of every token column's domain, with the domain absorbed, per table.
+    private let domains: [ItemTable: [AttributeName: DomainTokenizer]]
+    /// The keyed HMAC of each table's primary-key domain.
+    private let primaryKeyDomains: [ItemTable: DomainTokenizer]
 
     init(tokenizer: IndexTokenizer) {
         self.tokenizer = tokenizer
+        var domains: [ItemTable: [AttributeName: DomainTokenizer]] = [:]
+        var primaryKeyDomains: [ItemTable: DomainTokenizer] = [:]
+        for table in ItemTable.allCases {
+            var byName: [AttributeName: DomainTokenizer] = [:]
+            for column in table.tokenColumns {
+                let name = Self.attributeName(ofColumn: column)
+                byName[name] = tokenizer.domain(Self.domain(table, name))
+            }
+            domains[table] = byName
+            primaryKeyDomains[table] = tokenizer.domain("\(table.rawValue)/pk")
+        }
+        self.domains = domains
+        self.primaryKeyDomains = primaryKeyDomains
         var classByToken: [ItemTable: [Data: Accessibility]] = [:]
         var tokenByClass: [ItemTable: [Accessibility: Data]] = [:]
         var zero: [ItemTable: Data] = [:]
@@ -72,9 +89,18 @@ struct TokenCache: Sendable {
         -> Data
     {
         // Application label (keys) and public-key hash (certificates) share a domain so identities can join.
-        let domain =
-            (name == .applicationLabel || name == .publicKeyHash) ? "pubkeyhash" : "\(table.rawValue)/\(name.rawValue)"
-        return tokenizer.token(domain: domain, value: canonicalBytes)
+        tokenizer.token(domain: domain(table, name), value: canonicalBytes)
+    }
+
+    /// The HMAC domain of attribute `name` in `table`.
+    private static func domain(_ table: ItemTable, _ name: AttributeName) -> String {
+        // Application label (keys) and public-key hash (certificates) share a domain so identities can join.
+        (name == .applicationLabel || name == .publicKeyHash) ? "pubkeyhash" : "\(table.rawValue)/\(name.rawValue)"
+    }
+
+    /// The attribute whose token a column holds.
+    private static func attributeName(ofColumn column: String) -> AttributeName {
+        column == "kc" ? .accessible : AttributeName(rawValue: column)
     }
 
     /// The token of `value` for attribute `name` in `table`.
@@ -93,11 +119,26 @@ struct TokenCache: Sendable {
         default:
             break
         }
-        let key = RecentTokens.Key(table: table, name: name, bytes: value.canonicalBytes)
+        let key = RecentTokens.Key(table: table, name: name, value: value)
         if let token = recent.token(for: key) { return token }
-        let token = Self.token(tokenizer, table, name, canonicalBytes: key.bytes)
+        let token = computeToken(table, name, value)
         recent.remember(token, for: key)
         return token
+    }
+
+    /// The HMAC of `value`'s canonical bytes in its domain, from the pre-keyed domain state.
+    ///
+    /// Strings and data hash `0x42 ‖ bytes`, as `AttributeValue.canonicalBytes` spells them, without
+    /// building that `Data` first (`TokenCacheTests` holds the two equal); other kinds use it as is.
+    private func computeToken(_ table: ItemTable, _ name: AttributeName, _ value: AttributeValue) -> Data {
+        guard let domain = domains[table]?[name] else {
+            return Self.token(tokenizer, table, name, canonicalBytes: value.canonicalBytes)
+        }
+        switch value {
+        case .string(var text): return text.withUTF8 { domain.token(prefix: 0x42, UnsafeRawBufferPointer($0)) }
+        case .data(let bytes): return bytes.withUnsafeBytes { domain.token(prefix: 0x42, $0) }
+        case .number, .double, .date: return domain.token(value.canonicalBytes)
+        }
     }
 
     /// The accessibility class whose token is `token`, or `nil` for an unknown (tampered) token.
@@ -112,11 +153,7 @@ struct TokenCache: Sendable {
     func rowTokens(_ table: ItemTable, _ attributes: [AttributeName: AttributeValue]) -> [String: Data] {
         var tokens: [String: Data] = [:]
         for column in table.tokenColumns {
-            let name: AttributeName =
-                switch column {
-                case "kc": .accessible
-                default: AttributeName(rawValue: column)
-                }
+            let name = Self.attributeName(ofColumn: column)
             if let value = attributes[name] { tokens[column] = token(table, name, value) }
         }
         return tokens
@@ -124,37 +161,57 @@ struct TokenCache: Sendable {
 
     /// The primary-key hash of `attributes` (defaults already applied).
     func primaryKey(_ table: ItemTable, _ schema: ItemSchema, _ attributes: [AttributeName: AttributeValue]) -> Data {
-        tokenizer.token(domain: "\(table.rawValue)/pk", value: schema.primaryKeyBytes(of: attributes))
+        let bytes = schema.primaryKeyBytes(of: attributes)
+        return primaryKeyDomains[table]?.token(bytes) ?? tokenizer.token(domain: "\(table.rawValue)/pk", value: bytes)
     }
 }
 
 /// A bounded memo of recently computed tokens, shared by every copy of one `TokenCache` (one index key).
 ///
 /// Queries repeat a few values over and over (the caller's access groups on every search, usually one
-/// service per application), and each token is an HMAC. The memo holds at most `capacity` entries and is
-/// emptied when full, so values that keep changing (accounts drawn from many items) cost nothing but a
-/// miss. It keeps attribute values (never secrets) in memory as long as the keychain stays open, which
-/// the process holds anyway while it works with them.
+/// service per application), and each token is an HMAC. The memo keeps two generations of at most
+/// `capacity` entries: new tokens go into the current one; when it is full it becomes the previous one
+/// and the oldest is dropped; a token found in the previous generation moves back into the current one.
+/// So values used again and again stay, while values that keep changing (accounts drawn from many
+/// items) pass through and cost nothing but a miss. It keeps attribute values (never secrets) in memory
+/// as long as the keychain stays open, which the process holds anyway while it works with them.
 final class RecentTokens: Sendable {
-    /// Entries kept before the memo is emptied.
+    /// Entries per generation.
     static let capacity = 64
 
+    /// A value as the caller gave it (`.string("a")` and `.data("a")` are two keys for one token).
     struct Key: Hashable, Sendable {
         var table: ItemTable
         var name: AttributeName
-        var bytes: Data
+        var value: AttributeValue
     }
 
-    private let entries = Mutex<[Key: Data]>([:])
+    private struct Generations {
+        var current: [Key: Data] = [:]
+        var previous: [Key: Data] = [:]
+
+        mutating func insert(_ token: Data, for key: Key) {
+            if current.count >= RecentTokens.capacity {
+                previous = current
+                current = [:]
+                current.reserveCapacity(RecentTokens.capacity)
+            }
+            current[key] = token
+        }
+    }
+
+    private let generations = Mutex(Generations())
 
     func token(for key: Key) -> Data? {
-        entries.withLock { $0[key] }
+        generations.withLock { generations in
+            if let token = generations.current[key] { return token }
+            guard let token = generations.previous[key] else { return nil }
+            generations.insert(token, for: key)
+            return token
+        }
     }
 
     func remember(_ token: Data, for key: Key) {
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = token
-        }
+        generations.withLock { $0.insert(token, for: key) }
     }
 }

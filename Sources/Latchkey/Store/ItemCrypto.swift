@@ -9,22 +9,76 @@ import LatchkeyStorage
 /// (table, persistref, primary-key hash, class token); the secret to (table, persistref). Moving any
 /// blob to another row, or editing the row's key columns, makes decryption fail.
 enum ItemCrypto {
+    /// The parts of a context: up to four byte strings, concatenated.
+    typealias ContextParts = (Data, Data, Data, Data)
+
     static func itemKeyContext(_ table: ItemTable, _ persistref: Data) -> Data {
-        ContextPrefixes.of(table).itemKey + persistref
+        joined(itemKeyParts(table, persistref))
     }
 
     static func attributesContext(_ table: ItemTable, _ row: ItemRow) -> Data {
-        let classToken = row.tokens["kc"] ?? Data()
-        var context = ContextPrefixes.of(table).attributes
-        context.reserveCapacity(context.count + row.persistref.count + row.primaryKey.count + classToken.count)
-        context.append(row.persistref)
-        context.append(row.primaryKey)
-        context.append(classToken)
-        return context
+        joined(attributesParts(table, row))
     }
 
     static func secretContext(_ table: ItemTable, _ persistref: Data) -> Data {
-        ContextPrefixes.of(table).secret + persistref
+        joined(secretParts(table, persistref))
+    }
+
+    private static func itemKeyParts(_ table: ItemTable, _ persistref: Data) -> ContextParts {
+        (ContextPrefixes.of(table).itemKey, persistref, Data(), Data())
+    }
+
+    private static func attributesParts(_ table: ItemTable, _ row: ItemRow) -> ContextParts {
+        (ContextPrefixes.of(table).attributes, row.persistref, row.primaryKey, row.tokens["kc"] ?? Data())
+    }
+
+    private static func secretParts(_ table: ItemTable, _ persistref: Data) -> ContextParts {
+        (ContextPrefixes.of(table).secret, persistref, Data(), Data())
+    }
+
+    /// The concatenated context as `Data` (the write path).
+    private static func joined(_ parts: ContextParts) -> Data {
+        var out = Data(count: parts.0.count + parts.1.count + parts.2.count + parts.3.count)
+        out.withUnsafeMutableBytes { copy(parts, into: $0) }
+        return out
+    }
+
+    /// Copies the parts one after another into `buffer`, which holds exactly their total length.
+    private static func copy(_ parts: ContextParts, into buffer: UnsafeMutableRawBufferPointer) {
+        guard let target = buffer.baseAddress else { return }
+        var offset = 0
+        func copy(_ part: Data) {
+            part.withUnsafeBytes { bytes in
+                guard let source = bytes.baseAddress else { return }
+                (target + offset).copyMemory(from: source, byteCount: bytes.count)
+            }
+            offset += part.count
+        }
+        copy(parts.0)
+        copy(parts.1)
+        copy(parts.2)
+        copy(parts.3)
+    }
+
+    /// `AEAD.open` with the context assembled on the stack (the read path: no allocation for it).
+    private static func open(
+        _ sealed: Data,
+        key: SymmetricKey,
+        context parts: ContextParts
+    ) throws(LatchkeyCrypto.CryptoError) -> Data {
+        let length = parts.0.count + parts.1.count + parts.2.count + parts.3.count
+        let opened: Result<Data, LatchkeyCrypto.CryptoError> = withUnsafeTemporaryAllocation(
+            byteCount: length,
+            alignment: 1
+        ) { buffer in
+            copy(parts, into: buffer)
+            do throws(LatchkeyCrypto.CryptoError) {
+                return .success(try AEAD.open(sealed, key: key, context: UnsafeRawBufferPointer(buffer)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try opened.get()
     }
 
     /// The constant leading bytes of each context (`latchkey/v1/<purpose>/<table>`), built once per table
@@ -105,8 +159,8 @@ enum ItemCrypto {
         let itemKey: SymmetricKey
         let record: Data
         do {
-            itemKey = try KeyWrap.unwrap(row.itemKey, with: classKey, context: itemKeyContext(table, row.persistref))
-            record = try AEAD.open(row.attributes, key: itemKey, context: attributesContext(table, row))
+            itemKey = try unwrapItemKey(row.itemKey, classKey: classKey, context: itemKeyParts(table, row.persistref))
+            record = try open(row.attributes, key: itemKey, context: attributesParts(table, row))
         } catch {
             throw KeychainError(
                 .decode,
@@ -116,14 +170,26 @@ enum ItemCrypto {
         }
         let attributes = try RecordCodec.decode(record)
         guard withSecret, let sealedSecret = row.secret else { return (attributes, nil) }
+        var plaintext: Data
         do {
-            let plaintext = try AEAD.open(sealedSecret, key: itemKey, context: secretContext(table, row.persistref))
-            return (attributes, try RecordCodec.decodeSecret(plaintext))
-        } catch let error as KeychainError {
-            throw error
+            plaintext = try open(sealedSecret, key: itemKey, context: secretParts(table, row.persistref))
         } catch {
             throw KeychainError(.decode, "An item's secret failed authentication (corrupt or tampered).")
         }
+        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
+        return (attributes, try RecordCodec.decodeSecret(plaintext))
+    }
+
+    /// `KeyWrap.unwrap` for the read path: the same checks, with concrete types (no generic dispatch).
+    private static func unwrapItemKey(
+        _ wrapped: Data,
+        classKey: SymmetricKey,
+        context: ContextParts
+    ) throws(LatchkeyCrypto.CryptoError) -> SymmetricKey {
+        guard wrapped.count == KeyWrap.wrappedLength else { throw .malformedCiphertext }
+        var raw = try open(wrapped, key: classKey, context: context)
+        defer { raw.resetBytes(in: 0..<raw.count) }
+        return SymmetricKey(data: raw)
     }
 
     /// The item's `sha1` attribute: SHA-1 over its canonical attributes and secret (inside the encrypted

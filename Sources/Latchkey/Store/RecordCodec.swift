@@ -41,23 +41,35 @@ enum RecordCodec {
     }
 
     static func decode(_ record: Data) throws(KeychainError) -> [AttributeName: AttributeValue] {
-        let bytes = [UInt8](record)
-        var cursor = Cursor(bytes: bytes)
+        // Reads the plaintext in place (no copy to an array); names and strings are validated as UTF-8
+        // straight from the buffer.
+        let decoded: Result<[AttributeName: AttributeValue], KeychainError> = record.withUnsafeBytes { buffer in
+            do throws(KeychainError) {
+                return .success(try decode(buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try decoded.get()
+    }
+
+    private static func decode(
+        _ buffer: UnsafeRawBufferPointer
+    ) throws(KeychainError) -> [AttributeName: AttributeValue] {
+        var cursor = Cursor(buffer)
         guard try cursor.byte() == version else { throw corrupt }
         let count = Int(try cursor.uint(2))
         var result: [AttributeName: AttributeValue] = [:]
         result.reserveCapacity(count)
         for _ in 0..<count {
             let nameLength = Int(try cursor.byte())
-            guard let name = String(validating: try cursor.take(nameLength), as: UTF8.self) else { throw corrupt }
+            let name = AttributeName(rawValue: try text(cursor.take(nameLength)))
             guard let tag = Tag(rawValue: try cursor.byte()) else { throw corrupt }
             let length = Int(try cursor.uint(4))
             let payload = try cursor.take(length)
             let value: AttributeValue
             switch tag {
-            case .string:
-                guard let text = String(validating: payload, as: UTF8.self) else { throw corrupt }
-                value = .string(text)
+            case .string: value = .string(try text(payload))
             case .data: value = .data(Data(payload))
             case .number:
                 guard payload.count == 8 else { throw corrupt }
@@ -69,9 +81,22 @@ enum RecordCodec {
                 guard payload.count == 8 else { throw corrupt }
                 value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: word(payload))))
             }
-            result[AttributeName(rawValue: name)] = value
+            result[name] = value
         }
         return result
+    }
+
+    /// `bytes` as a string, or `corrupt` when they are not valid UTF-8.
+    ///
+    /// `String(decoding:)` has a fast path for contiguous UTF-8 but repairs invalid input instead of
+    /// failing; a repair always changes the bytes (it inserts U+FFFD), so comparing them back is the check
+    /// (`String(validating:)` takes a generic, much slower path).
+    private static func text(_ bytes: UnsafeRawBufferPointer) throws(KeychainError) -> String {
+        let units = bytes.assumingMemoryBound(to: UInt8.self)
+        let text = String(decoding: units, as: UTF8.self)
+        // ASCII (attribute names, most values) is valid as it stands; only other text needs the comparison.
+        guard units.allSatisfy({ $0 < 0x80 }) || text.utf8.elementsEqual(units) else { throw corrupt }
+        return text
     }
 
     static func encodeSecret(_ secret: SecretData) -> Data {
@@ -84,13 +109,19 @@ enum RecordCodec {
         return out
     }
 
+    /// Decodes a secret record; the caller zeroes `record` afterwards (it holds the plaintext).
     static func decodeSecret(_ record: Data) throws(KeychainError) -> SecretData {
-        var plaintext = [UInt8](record)
-        defer { for index in plaintext.indices { plaintext[index] = 0 } }
-        var cursor = Cursor(bytes: plaintext)
-        guard try cursor.byte() == version else { throw corrupt }
-        let length = Int(try cursor.uint(4))
-        return SecretData(try cursor.take(length))
+        let decoded: Result<SecretData, KeychainError> = record.withUnsafeBytes { buffer in
+            do throws(KeychainError) {
+                var cursor = Cursor(buffer)
+                guard try cursor.byte() == version else { throw corrupt }
+                let length = Int(try cursor.uint(4))
+                return .success(SecretData(try cursor.take(length)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try decoded.get()
     }
 
     private static var corrupt: KeychainError {
@@ -105,7 +136,7 @@ enum RecordCodec {
         withUnsafeBytes(of: value.bigEndian) { Data($0) }
     }
 
-    private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    private static func word(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         bytes.reduce(0) { ($0 << 8) | UInt64($1) }
     }
 
@@ -114,9 +145,14 @@ enum RecordCodec {
         if remainder != 0 { data.append(contentsOf: repeatElement(0, count: padding - remainder)) }
     }
 
+    /// Reads a record front to back, refusing to read past its end.
     private struct Cursor {
-        let bytes: [UInt8]
+        let bytes: UnsafeRawBufferPointer
         var offset = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+        }
 
         mutating func byte() throws(KeychainError) -> UInt8 {
             guard offset < bytes.count else { throw corrupt }
@@ -128,10 +164,10 @@ enum RecordCodec {
             word(try take(width))
         }
 
-        mutating func take(_ count: Int) throws(KeychainError) -> ArraySlice<UInt8> {
-            guard count >= 0, offset + count <= bytes.count else { throw corrupt }
+        mutating func take(_ count: Int) throws(KeychainError) -> UnsafeRawBufferPointer {
+            guard count >= 0, count <= bytes.count - offset else { throw corrupt }
             defer { offset += count }
-            return bytes[offset..<offset + count]
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
         }
     }
 }
