@@ -21,11 +21,20 @@ package final class StorageFile: Sendable {
     /// Whether the file was opened read-only.
     package let isReadOnly: Bool
     private let pool: DatabasePool
+    /// The dedicated connection that serves reads when no other thread is using it (see `read`).
+    private let directReads: DirectReads
 
     private init(path: String, pool: DatabasePool, readOnly: Bool) {
         self.path = path
         self.pool = pool
         self.isReadOnly = readOnly
+        self.directReads = DirectReads(path: path, busyTimeout: Self.busyTimeout(of: pool))
+    }
+
+    /// The busy timeout `pool` was configured with (30 s when it waits without one).
+    private static func busyTimeout(of pool: DatabasePool) -> TimeInterval {
+        if case .timeout(let seconds) = pool.configuration.busyMode { return seconds }
+        return 30
     }
 
     private static func configuration(readOnly: Bool, busyTimeout: TimeInterval) -> Configuration {
@@ -212,8 +221,12 @@ package final class StorageFile: Sendable {
     }
 
     /// Runs `body` in a read transaction (a consistent snapshot, concurrent with writers).
+    ///
+    /// The read runs on the file's dedicated read connection with prepared `BEGIN`/`COMMIT` when no other
+    /// thread is using it, else on a reader of GRDB's pool; both see the same committed state.
     package func read<T>(_ body: (StorageReader) throws -> T) throws -> T {
         do {
+            if let result = try directReads.read(body) { return result }
             return try pool.read { db in try body(StorageReader(db: db)) }
         } catch {
             throw StorageError.map(error, path: path)
@@ -261,6 +274,7 @@ package final class StorageFile: Sendable {
 
     /// Closes every connection; the file must not be used afterwards.
     package func close() throws {
+        directReads.close()
         do {
             try pool.close()
         } catch {
