@@ -6,8 +6,9 @@ import Testing
 import Glibc
 #endif
 
-/// Writers killed with SIGKILL at random moments: the keychain must stay sound and keep every
-/// acknowledged write.
+/// Writers killed with SIGKILL at many moments of their work: the keychain must stay sound and keep every
+/// acknowledged write. Each kill is triggered by an event of the child (its start, its k-th file-system
+/// event, its n-th acknowledged line), never by a delay.
 @Suite(.serialized)
 struct CrashSafetyTests {
     /// Every stress item currently in the keychain, account → secret, failing on duplicate accounts.
@@ -45,18 +46,24 @@ struct CrashSafetyTests {
 
         for round in 0..<rounds {
             let prefix = "r\(round)"
+            let events = try DirectoryEvents(directory: keychain.directory)
             let child = try BuiltExecutable.spawn(
                 ["debug", "stress-add", "--prefix", prefix, "--count", "1000000"],
                 environment: environment
             )
-            // Alternate between a random delay (which may land during start-up or unlock) and a random
-            // number of acknowledged lines (which lands between or inside add transactions).
+            // Every kill waits for an event of the child, never for time: its start (the kill lands in
+            // process start-up), its k-th touch of the keychain's files (while it opens and unlocks the
+            // keychain or runs its first adds), or its n-th acknowledged line (between or inside adds).
             let trigger: String
-            if round.isMultiple(of: 2) {
-                let delay = Double.random(in: 0.03...0.4)
-                trigger = "after \(Int(delay * 1000)) ms"
-                Thread.sleep(forTimeInterval: delay)
-            } else {
+            switch round % 4 {
+            case 0:
+                trigger = "at spawn"
+            case 1:
+                let touches = Int.random(in: 1...40)
+                trigger = "after \(touches) file events"
+                let outcome = events.wait(for: touches, whileRunning: child.pid, timeout: 60)
+                #expect(outcome == .reached, "round \(round): the child made fewer than \(touches) file events")
+            default:
                 let lines = Int.random(in: 1...150)
                 trigger = "after \(lines) acknowledged lines"
                 #expect(
@@ -107,7 +114,7 @@ struct CrashSafetyTests {
             if !lines.isEmpty { killedMidRun += 1 }
             try store.close()
         }
-        // Most rounds must have killed the child while it was adding, or the test proved little.
+        // At least every round triggered by acknowledged lines killed the child while it was adding.
         #expect(killedMidRun >= rounds / 2, "only \(killedMidRun) of \(rounds) kills landed during adds")
         #expect(acknowledgedBeforeKill > 0)
 
@@ -147,28 +154,57 @@ struct CrashSafetyTests {
         }
 
         var current = "correct horse battery staple"
-        // The last round is never killed, so at least one change must go through.
-        for round in 0..<9 {
-            let next = "passphrase round \(round)"
+        func change(to next: String) throws -> (RunningProcess, DirectoryEvents) {
+            let events = try DirectoryEvents(directory: keychain.directory)
             let child = try BuiltExecutable.spawn(
                 ["set-keychain-password", "--kdf-cost", "testing", "--new-passphrase-stdin"],
                 environment: keychain.environment(extra: ["LATCHKEY_PASSPHRASE": current]),
                 input: next
             )
-            let killed = round < 8
-            if killed {
-                Thread.sleep(forTimeInterval: Double.random(in: 0.0...0.25))
+            return (child, events)
+        }
+
+        // A change left to finish shows how many file events a whole change makes; the killed rounds
+        // spread their kill points over that range (from the spawn itself to the last event).
+        let (calibration, calibrationEvents) = try change(to: "passphrase calibration")
+        #expect(calibrationEvents.wait(for: .max, whileRunning: calibration.pid, timeout: 60) == .exited)
+        let finishedCalibration = calibration.waitForExit(timeout: 60)
+        try #require(finishedCalibration.status == 0, "\(finishedCalibration.stderr)")
+        let eventsPerChange = calibrationEvents.count
+        try #require(eventsPerChange > 0)
+        current = "passphrase calibration"
+
+        var killedRounds = 0
+        // Sixteen kills from the spawn to the last event, then a round that is never killed, so at least one
+        // change must go through.
+        let killedRoundCount = 16
+        for round in 0...killedRoundCount {
+            let next = "passphrase round \(round)"
+            let (child, events) = try change(to: next)
+            let killed = round < killedRoundCount
+            let touches = round * eventsPerChange / (killedRoundCount - 1)
+            if killed, events.wait(for: touches, whileRunning: child.pid, timeout: 60) == .reached {
                 child.kill(SIGKILL)
             }
             let finished = child.waitForExit(timeout: 60)
-            #expect(finished.signal == SIGKILL || finished.status == 0, "round \(round): \(finished.stderr)")
+            let moment = killed ? "kill at file event \(touches) of about \(eventsPerChange)" : "not killed"
+            #expect(
+                finished.signal == SIGKILL || finished.status == 0,
+                "round \(round) (\(moment)): \(finished.stderr)"
+            )
+            if finished.signal == SIGKILL { killedRounds += 1 }
             if !killed { #expect(finished.status == 0, "\(finished.stderr)") }
 
             let oldWorks = try unlocks(current)
             let newWorks = try unlocks(next)
-            #expect(oldWorks != newWorks, "round \(round): old passphrase works \(oldWorks), new works \(newWorks)")
+            #expect(
+                oldWorks != newWorks,
+                "round \(round) (\(moment)): old passphrase works \(oldWorks), new works \(newWorks)"
+            )
             if !killed { #expect(newWorks) }
             if newWorks { current = next }
         }
+        // Round 0 kills at spawn, before any file event: at least that kill lands before the change ends.
+        #expect(killedRounds >= 1)
     }
 }
