@@ -176,17 +176,30 @@ struct ReadOnlyKeychainTests {
     }
 
     // MARK: - Files the process may not write (run as an unprivileged user, since root ignores mode bits)
+    //
+    // Under root the CLI runs as `nobody` through util-linux `setpriv` (a peer: missing, the tests fail);
+    // under any other user it runs as that user, to whom the mode bits already apply.
 
-    /// util-linux `setpriv`, when installed.
-    static let setpriv: String? = ["/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv", "/sbin/setpriv"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    /// Whether the tests run as root, which ignores mode bits: the CLI must then run as `nobody`.
+    static var runsAsRoot: Bool { geteuid() == 0 }
 
-    /// Whether the CLI can be run as `nobody` (the tests run as root and `setpriv` exists).
-    static var canDropPrivileges: Bool { geteuid() == 0 && setpriv != nil }
-
-    /// The unprivileged user and group the CLI runs as.
+    /// The unprivileged user and group the CLI runs as when the tests run as root.
     static let nobody: UInt32 = 65534
+
+    /// Who owns the protected files while the CLI runs: `nobody` under root, else the test's own user
+    /// (for whom the mode bits already apply).
+    static var unprivilegedOwner: UInt32 { runsAsRoot ? nobody : geteuid() }
+
+    /// Who owns the files again afterwards (the test's user).
+    static var testOwner: UInt32 { geteuid() }
+
+    /// The command line that runs `arguments` unprivileged: through util-linux `setpriv` as `nobody` when
+    /// the tests run as root (a missing `setpriv` fails the test), else as is.
+    static func unprivileged(_ arguments: [String]) throws -> (executable: String, arguments: [String]) {
+        guard runsAsRoot else { return (arguments[0], Array(arguments.dropFirst())) }
+        let setpriv = try Peer.require("setpriv", package: "util-linux")
+        return (setpriv, ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups"] + arguments)
+    }
 
     /// A write-protected layout of the keychain's directory, as `nobody` sees it.
     struct Protection: Sendable, CustomTestStringConvertible {
@@ -229,28 +242,27 @@ struct ReadOnlyKeychainTests {
         try #require(chmod(keychain.directory, protection?.readOnlyDirectory == true ? 0o500 : 0o700) == 0)
     }
 
-    /// A filled keychain handed to `nobody` under `protection`, with or without journal files.
+    /// A filled keychain handed to the unprivileged user under `protection`, with or without journal files.
     static func protectedKeychain(_ protection: Protection) throws -> Filled {
         let filled = try Filled(keepJournalFiles: protection.journalFiles)
         let journal = ["-wal", "-shm"].map { FileManager.default.fileExists(atPath: filled.keychain.path + $0) }
         #expect(journal == [protection.journalFiles, protection.journalFiles], "journal files present: \(journal)")
-        try protect(filled.keychain, protection, owner: nobody)
+        try protect(filled.keychain, protection, owner: unprivilegedOwner)
         return filled
     }
 
-    /// Runs the built CLI as `nobody` through `setpriv`.
+    /// Runs the built CLI unprivileged (as `nobody` through `setpriv` when the tests run as root).
     func latchkeyAsNobody(_ arguments: [String], keychain: TemporaryKeychain) throws -> RunningProcess.Finished {
         var environment = keychain.environment()
         environment["HOME"] = keychain.directory
         for name in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR"] {
             environment[name] = nil
         }
-        let setpriv = try #require(Self.setpriv)
+        let command = try Self.unprivileged([BuiltExecutable.latchkey] + arguments)
         let finished = try BuiltExecutable.spawn(
-            ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", BuiltExecutable.latchkey]
-                + arguments,
+            command.arguments,
             environment: environment,
-            executable: setpriv
+            executable: command.executable
         ).waitForExit(timeout: 60)
         #expect(!finished.timedOut, "latchkey \(arguments[0]) hung")
         #expect(
@@ -279,25 +291,23 @@ struct ReadOnlyKeychainTests {
         #expect(finished.stderr.contains("-25292"), "\(operation): \(finished.stderr)", sourceLocation: sourceLocation)
     }
 
-    @Test(.enabled(if: ReadOnlyKeychainTests.canDropPrivileges, "needs root (to switch users) and util-linux setpriv"))
-    func setprivReallyDropsRoot() throws {
-        let whoami = try BuiltExecutable.spawn(
-            ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", "/usr/bin/id", "-u"],
-            environment: [:],
-            executable: try #require(Self.setpriv)
-        ).waitForExit(timeout: 30)
-        #expect(whoami.stdout == "\(Self.nobody)\n", "\(whoami.stderr)")
+    /// The CLI of these tests really runs without root, so mode bits apply to it.
+    @Test func theUnprivilegedRunnerIsNotRoot() throws {
+        let command = try Self.unprivileged([try Peer.require("id", package: "coreutils"), "-u"])
+        let whoami = try BuiltExecutable.spawn(command.arguments, environment: [:], executable: command.executable)
+            .waitForExit(timeout: 30)
+        #expect(whoami.stdout == "\(Self.unprivilegedOwner)\n", "\(whoami.stderr)")
+        #expect(whoami.stdout != "0\n")
     }
 
     @Test(
-        .enabled(if: ReadOnlyKeychainTests.canDropPrivileges, "needs root (to switch users) and util-linux setpriv"),
         arguments: Protection.writeProtected
     )
     func unprivilegedCLICannotWriteAProtectedKeychain(_ protection: Protection) throws {
         let filled = try Self.protectedKeychain(protection)
         let keychain = filled.keychain
         var restored = false
-        defer { if !restored { try? Self.protect(keychain, nil, owner: 0) } }
+        defer { if !restored { try? Self.protect(keychain, nil, owner: Self.testOwner) } }
 
         let add = try latchkeyAsNobody(
             ["add-generic-password", "-s", "svc", "-a", "mallory", "-w", "pw"],
@@ -312,20 +322,19 @@ struct ReadOnlyKeychainTests {
         let delete = try latchkeyAsNobody(["delete-generic-password", "-s", "svc", "-a", "bob"], keychain: keychain)
         expectRefusedAsReadOnly(delete, "delete")
 
-        try Self.protect(keychain, nil, owner: 0)
+        try Self.protect(keychain, nil, owner: Self.testOwner)
         restored = true
         try filled.expectUnchanged()
     }
 
     @Test(
-        .enabled(if: ReadOnlyKeychainTests.canDropPrivileges, "needs root (to switch users) and util-linux setpriv"),
         arguments: Protection.writeProtected.filter(\.journalFiles)
     )
     func unprivilegedCLIReadsAProtectedKeychainWithJournalFiles(_ protection: Protection) throws {
         let filled = try Self.protectedKeychain(protection)
         let keychain = filled.keychain
         var restored = false
-        defer { if !restored { try? Self.protect(keychain, nil, owner: 0) } }
+        defer { if !restored { try? Self.protect(keychain, nil, owner: Self.testOwner) } }
 
         let find = try latchkeyAsNobody(
             ["find-generic-password", "-s", "svc", "-a", "alice", "-w"],
@@ -339,7 +348,7 @@ struct ReadOnlyKeychainTests {
         )
         #expect(missing.status == 44, "\(missing.stderr)")
 
-        try Self.protect(keychain, nil, owner: 0)
+        try Self.protect(keychain, nil, owner: Self.testOwner)
         restored = true
         try filled.expectUnchanged()
     }
@@ -348,14 +357,13 @@ struct ReadOnlyKeychainTests {
     /// directory is not writable either and no `-wal`/`-shm` exist, SQLite cannot open a WAL database at
     /// all (it must create the `-shm`), so the read fails with a clear read-only error.
     @Test(
-        .enabled(if: ReadOnlyKeychainTests.canDropPrivileges, "needs root (to switch users) and util-linux setpriv"),
         arguments: Protection.writeProtected.filter { !$0.journalFiles }
     )
     func unprivilegedCLIReadsAProtectedKeychainWithoutJournalFiles(_ protection: Protection) throws {
         let filled = try Self.protectedKeychain(protection)
         let keychain = filled.keychain
         var restored = false
-        defer { if !restored { try? Self.protect(keychain, nil, owner: 0) } }
+        defer { if !restored { try? Self.protect(keychain, nil, owner: Self.testOwner) } }
 
         let find = try latchkeyAsNobody(
             ["find-generic-password", "-s", "svc", "-a", "alice", "-w"],
@@ -371,7 +379,7 @@ struct ReadOnlyKeychainTests {
             #expect(find.stdout == "alice-secret\n")
         }
 
-        try Self.protect(keychain, nil, owner: 0)
+        try Self.protect(keychain, nil, owner: Self.testOwner)
         restored = true
         try filled.expectUnchanged()
     }
@@ -379,12 +387,12 @@ struct ReadOnlyKeychainTests {
     /// Reading a 0400 keychain in a writable directory leaves a 0400 `-shm` (SQLite gives it the database
     /// file's mode); after `chmod 600` on the keychain, opening repairs the journal files' mode so its
     /// owner can write again.
-    @Test(.enabled(if: ReadOnlyKeychainTests.canDropPrivileges, "needs root (to switch users) and util-linux setpriv"))
+    @Test
     func restoringWritePermissionAfterAReadMakesTheKeychainWritableAgain() throws {
         let protection = Protection(readOnlyFiles: true, readOnlyDirectory: false, journalFiles: false)
         let filled = try Self.protectedKeychain(protection)
         let keychain = filled.keychain
-        defer { try? Self.protect(keychain, nil, owner: 0) }
+        defer { try? Self.protect(keychain, nil, owner: Self.testOwner) }
 
         _ = try latchkeyAsNobody(["find-generic-password", "-s", "svc", "-a", "alice", "-w"], keychain: keychain)
         try #require(chmod(keychain.path, 0o600) == 0)

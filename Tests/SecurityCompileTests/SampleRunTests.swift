@@ -56,6 +56,10 @@ struct SampleRunTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             try Data("[req]\ndistinguished_name = dn\n[dn]\n".utf8).write(to: directory.appendingPathComponent("r.cnf"))
+            try #require(
+                ["/usr/bin/openssl", "/bin/openssl"].contains { FileManager.default.isExecutableFile(atPath: $0) },
+                "peer openssl missing: install the Debian package openssl (.ci/run installs every peer)"
+            )
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = [

@@ -190,8 +190,7 @@ struct MatchingTests {
     }
 
     @Test func corruptRowsAreSkippedAndAllCorruptIsItemNotFound() throws {
-        let sqlite = "/usr/bin/sqlite3"
-        guard FileManager.default.isExecutableFile(atPath: sqlite) else { return }
+        let sqlite = try Peer.require("sqlite3", package: "sqlite3")
         let keychain = TemporaryKeychain()
         let store = try keychain.open()
         try LatchkeySecurity.withStore(store) {

@@ -29,6 +29,7 @@ private struct OpenSSLWorkspace {
 
     /// Runs `openssl` with `arguments` and returns its standard output.
     func opensslOutput(_ arguments: [String]) throws -> String {
+        _ = try Peer.require("openssl", package: "openssl")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["openssl"] + arguments

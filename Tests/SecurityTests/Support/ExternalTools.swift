@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Security
+import Testing
 
 /// Calls a `SecKey*`-style function that reports errors through an `Unmanaged<CFError>` out-parameter;
 /// returns its value and the error it reported.
@@ -11,8 +12,16 @@ func capturingCFError<T>(_ body: (UnsafeMutablePointer<Unmanaged<CFError>?>) -> 
 }
 
 /// Runs a command-line tool (found on `PATH`) in `directory`, output discarded; returns its exit status.
+///
+/// A missing tool fails the calling test as a missing peer (`Peer.require`), naming its Debian package.
 @discardableResult
-func runTool(_ arguments: [String], in directory: URL, standardInput: Data? = nil) throws -> Int32 {
+func runTool(
+    _ arguments: [String],
+    in directory: URL,
+    standardInput: Data? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Int32 {
+    _ = try Peer.require(arguments[0], package: Peer.debianPackage(of: arguments[0]), sourceLocation: sourceLocation)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
