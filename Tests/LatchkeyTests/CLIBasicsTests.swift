@@ -195,13 +195,12 @@ struct CLIBasicsTests {
         var environment = keychain.environment()
         for name in ["LATCHKEY_PASSPHRASE", "LATCHKEY_PASSPHRASE_FILE", "LATCHKEY_KEY_FILE"] { environment[name] = nil }
         environment["HOME"] = keychain.directory
-        let started = Date()
         let found = try latchkey(
             ["find-generic-password", "-s", "svc", "-a", "alice", "-w"],
             environment: environment,
             timeout: 20
         )
-        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(!found.timedOut, "it fails at once instead of waiting for a passphrase")
         #expect(found.status == 1, "stderr: \(found.stderr)")
         #expect(found.stderr.contains("-25308"), "stderr: \(found.stderr)")
         #expect(found.stderr.contains("LATCHKEY_"), "the message should say how to give a credential: \(found.stderr)")
