@@ -190,8 +190,19 @@ final class ChildProcess: @unchecked Sendable {
         shared.state.withLock { $0.exitStatus == nil }
     }
 
-    /// Stops the child by its pid: SIGTERM, then SIGKILL if it has not exited after `grace` seconds.
-    func stop(grace: TimeInterval = 5) async {
+    /// Stops the child and waits for its exit: SIGTERM to its pid, then SIGKILL if it has not exited after
+    /// `grace` seconds.
+    ///
+    /// - Parameters:
+    ///   - grace: How long each step may take.
+    ///   - endingInputFirst: Close standard input first and give the child `grace` seconds to exit on
+    ///     its own, for children that stop at end of input (the Python test servers: a SIGTERM while
+    ///     their input thread still reads makes the interpreter abort at exit, which takes seconds).
+    func stop(grace: TimeInterval = 5, endingInputFirst: Bool = false) async {
+        if endingInputFirst {
+            try? input.close()
+            if await exitStatus(timeout: grace) != nil { return }
+        }
         if isRunning {
             kill(pid, SIGTERM)
             if await exitStatus(timeout: grace) == nil {
@@ -199,7 +210,7 @@ final class ChildProcess: @unchecked Sendable {
                 _ = await exitStatus(timeout: 30)
             }
         }
-        try? input.close()
+        if !endingInputFirst { try? input.close() }
     }
 
     /// Waits for the child to exit (at most `timeout` seconds); returns its status, or `nil` if it is

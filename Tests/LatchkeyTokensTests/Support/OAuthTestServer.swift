@@ -35,9 +35,10 @@ final class OAuthTestServer: Sendable {
         return OAuthTestServer(base: url, process: process)
     }
 
-    /// Stops the server by its pid.
+    /// Stops the server: ends its standard input (it then shuts down), and signals its pid (SIGTERM, then
+    /// SIGKILL) if it has not exited within 5 seconds.
     func stop() async {
-        await process.stop()
+        await process.stop(endingInputFirst: true)
     }
 
     /// `base` + `path`.

@@ -36,9 +36,10 @@ final class StubServer: Sendable {
         return StubServer(base: base, process: process)
     }
 
-    /// Stops the stub by its pid.
+    /// Stops the stub: ends its standard input (it then shuts down), and signals its pid (SIGTERM, then
+    /// SIGKILL) if it has not exited within 5 seconds.
     func stop() async {
-        await process.stop()
+        await process.stop(endingInputFirst: true)
     }
 
     /// One scripted namespace.
