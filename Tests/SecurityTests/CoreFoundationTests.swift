@@ -65,18 +65,34 @@ struct CoreFoundationTests {
         }
     }
 
-    @Test func anyHashableLookupNeedsStringKeys() throws {
-        // Known difference: on swift-corelibs-foundation AnyHashable(NSString) != AnyHashable(String), so a
-        // result cast to [AnyHashable: Any] must be read with `kSecAttrAccount as String`, not the CFString.
+    @Test func anyHashableLookupWorksWithStringAndCFStringKeys() throws {
+        // As on Apple platforms, a CFString as AnyHashable is the String with the same text
+        // (CFTypes+AnyHashable.swift), so a result cast to [AnyHashable: Any] is read with either spelling.
         try withTemporaryKeychain { _ in
             Sec.add(Sec.password())
             let (_, result) = Sec.copy(Sec.password(data: nil).merging([kSecReturnAttributes as String: true]) { $1 })
             let attributes = try #require(result as? [AnyHashable: Any])
             #expect(attributes[kSecAttrAccount as String] as? String == "alice")
-            #expect(attributes[kSecAttrAccount] == nil)
+            #expect(attributes[kSecAttrAccount] as? String == "alice")
+            #expect(attributes[kSecAttrSynchronizable] as? Bool == false)
             #expect((result as? NSDictionary)?[kSecAttrAccount] as? String == "alice")
             #expect((result as? [CFString: Any])?[kSecAttrAccount] as? String == "alice")
         }
+    }
+
+    @Test func cfTypesAsAnyHashableAreTheirSwiftValues() {
+        #expect(AnyHashable(kSecClassGenericPassword) == AnyHashable("genp"))
+        #expect(AnyHashable(kSecClassGenericPassword).base is String)
+        #expect(AnyHashable(NSMutableString(string: "acct")) == AnyHashable(kSecAttrAccount))
+        #expect(AnyHashable(kCFBooleanTrue) == AnyHashable(true))
+        #expect(AnyHashable(NSNumber(value: false)) == AnyHashable(false))
+        #expect(AnyHashable(kCFBooleanTrue) != AnyHashable(1))
+        #expect(AnyHashable(NSNumber(value: 1)) == AnyHashable(1))
+        #expect(AnyHashable(NSNumber(value: 1)) != AnyHashable(true))
+        #expect(AnyHashable(NSData(data: Data([1]))) == AnyHashable(Data([1])))
+        let query: NSDictionary = [kSecClass: kSecClassGenericPassword, kSecReturnData: kCFBooleanTrue as Any]
+        #expect(query.isEqual(to: [kSecClass as String: "genp", kSecReturnData as String: true]))
+        #expect(Set<AnyHashable>([kSecAttrService, "svce", NSString(string: "svce")]).count == 1)
     }
 
     @Test func booleanConstantsAreBooleans() {
