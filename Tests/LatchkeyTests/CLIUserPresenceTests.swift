@@ -17,7 +17,8 @@ struct CLIUserPresenceTests {
         )
     }
 
-    @Test func theSecretIsPrintedOnlyAfterThePassphraseIsTyped() throws {
+    /// Runs `find-generic-password -w` for the protected item on a pseudo-terminal and answers the prompt.
+    func readOnATerminal(typing answer: String) throws -> PseudoTerminalSession.Finished {
         let keychain = try CLIRunner.keychain()
         try protectedItem(keychain)
         let session = try PseudoTerminalSession(
@@ -26,24 +27,19 @@ struct CLIUserPresenceTests {
             environment: CLIRunner.environment(keychain)
         )
         #expect(session.waitFor("confirm it is you: "))
-        session.send("correct horse battery staple\n")
-        let finished = session.finish()
+        session.send(answer + "\n")
+        return session.finish()
+    }
+
+    @Test func theSecretIsPrintedOnlyAfterThePassphraseIsTyped() throws {
+        let finished = try readOnATerminal(typing: "correct horse battery staple")
         #expect(finished.status == 0, "\(finished.transcript)")
         #expect(finished.transcript.contains("guarded-value"))
         #expect(!finished.transcript.contains("correct horse"), "no echo: \(finished.transcript)")
     }
 
     @Test func aWrongPassphraseReadsNothing() throws {
-        let keychain = try CLIRunner.keychain()
-        try protectedItem(keychain)
-        let session = try PseudoTerminalSession(
-            executable: BuiltExecutable.latchkey,
-            arguments: ["find-generic-password", "-s", "guarded", "-w"],
-            environment: CLIRunner.environment(keychain)
-        )
-        #expect(session.waitFor("confirm it is you: "))
-        session.send("not the passphrase\n")
-        let finished = session.finish()
+        let finished = try readOnATerminal(typing: "not the passphrase")
         #expect(finished.status != 0)
         #expect(finished.transcript.contains("-25293"), "\(finished.transcript)")
         #expect(!finished.transcript.contains("guarded-value"))

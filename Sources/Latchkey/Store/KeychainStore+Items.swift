@@ -39,22 +39,10 @@ extension KeychainStore {
         } else {
             let plan = try plan(query)
             let limit = plan.fullyIndexed && !postFiltered ? request.limit.rowLimit : nil
-            var filter = try rowFilter(plan, tokens: tokens, limit: limit)
-            var (opened, skipped) = try mappingErrors {
-                try storage.read { reader in
-                    try self.openRows(
-                        reader: reader,
-                        plan: plan,
-                        filter: filter,
-                        withSecret: request.withData,
-                        snapshot
-                    )
-                }
-            }
-            if skipped > 0, filter.limit != nil {
-                filter.limit = nil
-                (opened, skipped) = try mappingErrors {
-                    try storage.read { reader in
+            let filter = try rowFilter(plan, tokens: tokens, limit: limit)
+            let read = { (filter: RowFilter) throws(KeychainError) -> (rows: [OpenedRow], corrupt: Int) in
+                try mappingErrors {
+                    try self.storage.read { reader in
                         try self.openRows(
                             reader: reader,
                             plan: plan,
@@ -64,6 +52,13 @@ extension KeychainStore {
                         )
                     }
                 }
+            }
+            var (opened, skipped) = try read(filter)
+            if skipped > 0, filter.limit != nil {
+                // A corrupt row took a place under the SQL LIMIT: read every match instead.
+                var unlimited = filter
+                unlimited.limit = nil
+                (opened, skipped) = try read(unlimited)
             }
             corrupt = skipped
             items = opened.map { $0.found(plan.itemClass) }
