@@ -124,6 +124,10 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
                 }
                 return key
             case (42, false):
+                // The backend's parser stops after the key's SEQUENCE; bytes after it are not a key (issue 14 fuzzing).
+                guard DERReader.single([UInt8](data))?.tag == 0x30 else {
+                    throw SecKeyError(errSecParam, "The RSA key data is not a single DER SEQUENCE.")
+                }
                 let key = SecKey(.rsaPublic(try .init(derRepresentation: data)))
                 if let size, size != key.sizeInBits {
                     throw SecKeyError(errSecParam, "The RSA key data does not match kSecAttrKeySizeInBits \(size).")
