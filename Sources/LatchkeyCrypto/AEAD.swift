@@ -26,6 +26,27 @@ package enum AEAD {
         }
     }
 
+    /// The same as `seal(_:key:context:)` for bytes in the caller's buffers (the item write path, which
+    /// assembles plaintexts and contexts on the stack).
+    ///
+    /// - Returns: `nonce ‖ ciphertext ‖ tag`.
+    /// - Throws: `CryptoError.backendFailure` if the crypto library fails.
+    package static func seal(
+        _ plaintext: UnsafeRawBufferPointer,
+        key: SymmetricKey,
+        context: UnsafeRawBufferPointer
+    ) throws(CryptoError) -> Data {
+        do {
+            let box = try AES.GCM.seal(plaintext, using: key, authenticating: context)
+            guard let combined = box.combined else { throw CryptoError.backendFailure("no combined form") }
+            return combined
+        } catch let error as CryptoError {
+            throw error
+        } catch {
+            throw .backendFailure("AES-GCM seal")
+        }
+    }
+
     /// Verifies and decrypts a box made by `seal` with the same key and context: the entry point of the
     /// read path, with concrete types so that swift-crypto's inlinable parts are specialised for `Data`.
     ///

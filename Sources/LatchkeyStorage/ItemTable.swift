@@ -16,17 +16,37 @@ package enum ItemTable: String, CaseIterable, Sendable {
     package static let fixedTokenColumns = ["kc", "agrp", "sync", "tomb"]
 
     /// Optional token columns for searchable attributes, named after the attribute short names.
-    package var searchColumns: [String] {
-        switch self {
-        case .genp: ["acct", "svce", "gena", "labl", "desc", "icmt", "crtr", "type"]
-        case .inet: ["acct", "srvr", "sdmn", "ptcl", "atyp", "port", "path", "labl", "desc", "icmt", "crtr", "type"]
-        case .cert: ["ctyp", "subj", "issr", "slnr", "skid", "pkhh", "labl", "alis"]
-        case .keys: ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "labl", "alis", "priv"]
-        }
-    }
+    package var searchColumns: [String] { Columns.of(self).search }
 
     /// Every token column, fixed ones first.
-    package var tokenColumns: [String] { Self.fixedTokenColumns + searchColumns }
+    package var tokenColumns: [String] { Columns.of(self).token }
+
+    /// The column lists, built once per table (they are read on every query).
+    private struct Columns: Sendable {
+        let search: [String]
+        let token: [String]
+
+        init(_ search: [String]) {
+            self.search = search
+            token = ItemTable.fixedTokenColumns + search
+        }
+
+        static let genp = Columns(["acct", "svce", "gena", "labl", "desc", "icmt", "crtr", "type"])
+        static let inet = Columns([
+            "acct", "srvr", "sdmn", "ptcl", "atyp", "port", "path", "labl", "desc", "icmt", "crtr", "type",
+        ])
+        static let cert = Columns(["ctyp", "subj", "issr", "slnr", "skid", "pkhh", "labl", "alis"])
+        static let keys = Columns(["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "labl", "alis", "priv"])
+
+        static func of(_ table: ItemTable) -> Columns {
+            switch table {
+            case .genp: genp
+            case .inet: inet
+            case .cert: cert
+            case .keys: keys
+            }
+        }
+    }
 
     /// Columns that get an index in schema version 1.
     var indexedColumns: [String] {

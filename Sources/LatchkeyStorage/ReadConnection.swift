@@ -205,14 +205,18 @@ enum SQLiteCall {
 struct SQLiteQuery: ~Copyable {
     private let statement: OpaquePointer
     private var parameter: Int32 = 0
+    /// Whether the bindings are cleared at the end (GRDB's statements, which GRDB may run again); the
+    /// dedicated connection's statements are only ever run with every parameter bound anew.
+    private let clearsBindings: Bool
 
-    init(_ statement: OpaquePointer) {
+    init(_ statement: OpaquePointer, clearsBindings: Bool = true) {
         self.statement = statement
+        self.clearsBindings = clearsBindings
     }
 
     deinit {
         sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
+        if clearsBindings { sqlite3_clear_bindings(statement) }
     }
 
     /// Binds the next parameter to `bytes` as a blob (an empty blob, never NULL, for no bytes).

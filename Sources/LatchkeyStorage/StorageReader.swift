@@ -36,7 +36,7 @@ package struct StorageReader {
     private func query(_ key: StatementKey, sql: () -> String) throws -> SQLiteQuery {
         switch source {
         case .grdb(let db): SQLiteQuery(try db.cachedStatement(sql: sql()).sqliteStatement)
-        case .direct(let connection): SQLiteQuery(try connection.statement(key, sql: sql))
+        case .direct(let connection): SQLiteQuery(try connection.statement(key, sql: sql), clearsBindings: false)
         }
     }
 

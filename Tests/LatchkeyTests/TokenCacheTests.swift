@@ -56,8 +56,10 @@ struct TokenCacheTests {
             let expected = tokenizer.token(domain: "genp/acct", value: bytes)
             #expect(domain.token(bytes) == expected)
             #expect(domain.token(Array(bytes)) == expected)
-            if let first = bytes.first {
-                #expect(bytes.dropFirst().withUnsafeBytes { domain.token(prefix: first, $0) } == expected)
+            for cut in [0, bytes.count / 2, bytes.count] {
+                let (head, tail) = (Data(bytes.prefix(cut)), Data(bytes.dropFirst(cut)))
+                let joined = head.withUnsafeBytes { first in tail.withUnsafeBytes { domain.token(first, $0) } }
+                #expect(joined == expected)
             }
         }
     }

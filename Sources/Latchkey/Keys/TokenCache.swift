@@ -126,19 +126,13 @@ struct TokenCache: Sendable {
         return token
     }
 
-    /// The HMAC of `value`'s canonical bytes in its domain, from the pre-keyed domain state.
-    ///
-    /// Strings and data hash `0x42 ‖ bytes`, as `AttributeValue.canonicalBytes` spells them, without
-    /// building that `Data` first (`TokenCacheTests` holds the two equal); other kinds use it as is.
+    /// The HMAC of `value`'s canonical bytes in its domain, from the pre-keyed domain state (without
+    /// building the canonical `Data` for strings and data).
     private func computeToken(_ table: ItemTable, _ name: AttributeName, _ value: AttributeValue) -> Data {
         guard let domain = domains[table]?[name] else {
             return Self.token(tokenizer, table, name, canonicalBytes: value.canonicalBytes)
         }
-        switch value {
-        case .string(var text): return text.withUTF8 { domain.token(prefix: 0x42, UnsafeRawBufferPointer($0)) }
-        case .data(let bytes): return bytes.withUnsafeBytes { domain.token(prefix: 0x42, $0) }
-        case .number, .double, .date: return domain.token(value.canonicalBytes)
-        }
+        return value.withCanonicalBytes { domain.token($0, $1) }
     }
 
     /// The accessibility class whose token is `token`, or `nil` for an unknown (tampered) token.

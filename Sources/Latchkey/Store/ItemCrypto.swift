@@ -60,25 +60,46 @@ enum ItemCrypto {
         copy(parts.3)
     }
 
-    /// `AEAD.open` with the context assembled on the stack (the read path: no allocation for it).
-    private static func open(
-        _ sealed: Data,
-        key: SymmetricKey,
-        context parts: ContextParts
-    ) throws(LatchkeyCrypto.CryptoError) -> Data {
+    /// Calls `body` with the context assembled on the stack (the item paths: no allocation for it).
+    private static func withContext<R>(
+        _ parts: ContextParts,
+        _ body: (UnsafeRawBufferPointer) throws(LatchkeyCrypto.CryptoError) -> R
+    ) throws(LatchkeyCrypto.CryptoError) -> R {
         let length = parts.0.count + parts.1.count + parts.2.count + parts.3.count
-        let opened: Result<Data, LatchkeyCrypto.CryptoError> = withUnsafeTemporaryAllocation(
+        let result: Result<R, LatchkeyCrypto.CryptoError> = withUnsafeTemporaryAllocation(
             byteCount: length,
             alignment: 1
         ) { buffer in
             copy(parts, into: buffer)
             do throws(LatchkeyCrypto.CryptoError) {
-                return .success(try AEAD.open(sealed, key: key, context: UnsafeRawBufferPointer(buffer)))
+                return .success(try body(UnsafeRawBufferPointer(buffer)))
             } catch {
                 return .failure(error)
             }
         }
-        return try opened.get()
+        return try result.get()
+    }
+
+    /// `AEAD.open` with the context assembled on the stack.
+    private static func open(
+        _ sealed: Data,
+        key: SymmetricKey,
+        context parts: ContextParts
+    ) throws(LatchkeyCrypto.CryptoError) -> Data {
+        try withContext(parts) { context throws(LatchkeyCrypto.CryptoError) in
+            try AEAD.open(sealed, key: key, context: context)
+        }
+    }
+
+    /// `AEAD.seal` with the context assembled on the stack.
+    private static func seal(
+        _ plaintext: UnsafeRawBufferPointer,
+        key: SymmetricKey,
+        context parts: ContextParts
+    ) throws(LatchkeyCrypto.CryptoError) -> Data {
+        try withContext(parts) { context throws(LatchkeyCrypto.CryptoError) in
+            try AEAD.seal(plaintext, key: key, context: context)
+        }
     }
 
     /// The constant leading bytes of each context (`latchkey/v1/<purpose>/<table>`), built once per table
@@ -121,25 +142,27 @@ enum ItemCrypto {
     ) throws(KeychainError) -> ItemRow {
         try mappingErrors {
             let itemKey = KeyWrap.randomKey()
+            // The item key is wrapped as `KeyWrap.wrap` does (AES-GCM of its raw bytes), without the copy.
+            let wrapped = try itemKey.withUnsafeBytes { raw in
+                try seal(raw, key: classKey, context: itemKeyParts(table, persistref))
+            }
             var row = ItemRow(
                 persistref: persistref,
                 primaryKey: tokens.primaryKey(table, schema, attributes),
                 tokens: tokens.rowTokens(table, attributes),
-                itemKey: try KeyWrap.wrap(itemKey, with: classKey, context: itemKeyContext(table, persistref)),
+                itemKey: wrapped,
                 attributes: Data(),
                 secret: nil
             )
-            row.attributes = try AEAD.seal(
-                RecordCodec.encode(attributes),
-                key: itemKey,
-                context: attributesContext(table, row)
-            )
+            var record = RecordCodec.encode(attributes)
+            defer { record.resetBytes(in: 0..<record.count) }
+            row.attributes = try record.withUnsafeBytes { plaintext in
+                try seal(plaintext, key: itemKey, context: attributesParts(table, row))
+            }
             if let secret {
-                row.secret = try AEAD.seal(
-                    RecordCodec.encodeSecret(secret),
-                    key: itemKey,
-                    context: secretContext(table, persistref)
-                )
+                row.secret = try RecordCodec.withEncodedSecret(secret) { plaintext in
+                    try seal(plaintext, key: itemKey, context: secretParts(table, persistref))
+                }
             }
             return row
         }
@@ -197,8 +220,12 @@ enum ItemCrypto {
     static func digest(_ attributes: [AttributeName: AttributeValue], secret: SecretData?) -> Data {
         var hasher = Insecure.SHA1()
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) where name != .sha1 {
-            hasher.update(data: Data(name.rawValue.utf8))
-            hasher.update(data: value.canonicalBytes)
+            var text = name.rawValue
+            text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            value.withCanonicalBytes { prefix, bytes in
+                hasher.update(bufferPointer: prefix)
+                hasher.update(bufferPointer: bytes)
+            }
         }
         if let secret { secret.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
         return Data(hasher.finalize())

@@ -15,29 +15,37 @@ enum RecordCodec {
     }
 
     static func encode(_ attributes: [AttributeName: AttributeValue]) -> Data {
-        var out = Data()
-        out.reserveCapacity(64 + attributes.count * 24)
+        // Built in an array (appending to `Data` costs far more per call) and copied once.
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + attributes.count * 32)
         out.append(version)
         append(UInt16(attributes.count), to: &out)
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            let nameBytes = Array(name.rawValue.utf8)
-            out.append(UInt8(nameBytes.count))
-            out.append(contentsOf: nameBytes)
-            let tag: Tag
-            let payload: Data
+            out.append(UInt8(name.rawValue.utf8.count))
+            out.append(contentsOf: name.rawValue.utf8)
             switch value {
-            case .string(let text): (tag, payload) = (.string, Data(text.utf8))
-            case .data(let bytes): (tag, payload) = (.data, bytes)
-            case .number(let number): (tag, payload) = (.number, bigEndian(UInt64(bitPattern: number)))
-            case .double(let number): (tag, payload) = (.double, bigEndian(number.bitPattern))
-            case .date(let date): (tag, payload) = (.date, bigEndian(date.timeIntervalSinceReferenceDate.bitPattern))
+            case .string(let text):
+                out.append(Tag.string.rawValue)
+                append(UInt32(text.utf8.count), to: &out)
+                out.append(contentsOf: text.utf8)
+            case .data(let bytes):
+                out.append(Tag.data.rawValue)
+                append(UInt32(bytes.count), to: &out)
+                out.append(contentsOf: bytes)
+            case .number(let number): appendWord(.number, UInt64(bitPattern: number), to: &out)
+            case .double(let number): appendWord(.double, number.bitPattern, to: &out)
+            case .date(let date): appendWord(.date, date.timeIntervalSinceReferenceDate.bitPattern, to: &out)
             }
-            out.append(tag.rawValue)
-            append(UInt32(payload.count), to: &out)
-            out.append(payload)
         }
         pad(&out)
-        return out
+        return Data(out)
+    }
+
+    /// `tag ‖ 8 ‖ word` (big-endian): a number, double or date.
+    private static func appendWord(_ tag: Tag, _ word: UInt64, to out: inout [UInt8]) {
+        out.append(tag.rawValue)
+        append(UInt32(8), to: &out)
+        append(word, to: &out)
     }
 
     static func decode(_ record: Data) throws(KeychainError) -> [AttributeName: AttributeValue] {
@@ -100,13 +108,34 @@ enum RecordCodec {
     }
 
     static func encodeSecret(_ secret: SecretData) -> Data {
-        var out = Data()
-        out.reserveCapacity(secret.count + padding + 5)
-        out.append(version)
-        append(UInt32(secret.count), to: &out)
-        secret.withUnsafeBytes { out.append(contentsOf: $0) }
-        pad(&out)
-        return out
+        withEncodedSecret(secret) { Data($0) }
+    }
+
+    /// Calls `body` with the secret's record, in a buffer that is zeroed before it is freed.
+    static func withEncodedSecret<R, E: Error>(
+        _ secret: SecretData,
+        _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        var length = 5 + secret.count
+        length += (padding - length % padding) % padding
+        let result: Result<R, E> = withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
+            defer { buffer.initializeMemory(as: UInt8.self, repeating: 0) }
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer[0] = version
+            withUnsafeBytes(of: UInt32(secret.count).bigEndian) {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[1..<5]).copyMemory(from: $0)
+            }
+            secret.withUnsafeBytes { bytes in
+                guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+                (target + 5).copyMemory(from: source, byteCount: bytes.count)
+            }
+            do throws(E) {
+                return .success(try body(UnsafeRawBufferPointer(buffer)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// Decodes a secret record; the caller zeroes `record` afterwards (it holds the plaintext).
@@ -128,21 +157,17 @@ enum RecordCodec {
         KeychainError(.decode, "An item's decrypted record is malformed.")
     }
 
-    private static func append<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
-        withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) }
-    }
-
-    private static func bigEndian(_ value: UInt64) -> Data {
-        withUnsafeBytes(of: value.bigEndian) { Data($0) }
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private static func word(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         bytes.reduce(0) { ($0 << 8) | UInt64($1) }
     }
 
-    private static func pad(_ data: inout Data) {
-        let remainder = data.count % padding
-        if remainder != 0 { data.append(contentsOf: repeatElement(0, count: padding - remainder)) }
+    private static func pad(_ bytes: inout [UInt8]) {
+        let remainder = bytes.count % padding
+        if remainder != 0 { bytes.append(contentsOf: repeatElement(0, count: padding - remainder)) }
     }
 
     /// Reads a record front to back, refusing to read past its end.
