@@ -68,6 +68,33 @@ final class ReadConnection {
         return statement
     }
 
+    /// Runs `body`, which calls `startBudget()` before it steps its statement; returns `nil` when the
+    /// statement ran past `instructions` SQLite virtual-machine instructions and was interrupted.
+    ///
+    /// An interrupted `SELECT` leaves the read transaction open and unchanged.
+    func withinBudget<T>(_ instructions: Int32, _ body: () throws -> T) throws -> T? {
+        budget = instructions
+        defer {
+            budget = 0
+            sqlite3_progress_handler(handle, 0, nil, nil)
+        }
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            return nil
+        }
+    }
+
+    /// Installs the budget of `withinBudget` (the first progress callback interrupts the statement); the
+    /// caller first zeroes its statement's instruction count (`SQLiteQuery.resetInstructionCount`).
+    func startBudget() {
+        guard budget > 0 else { return }
+        sqlite3_progress_handler(handle, budget, { _ in 1 }, nil)
+    }
+
+    /// The instruction budget of the `withinBudget` call in progress, 0 outside one.
+    private var budget: Int32 = 0
+
     /// Runs `body` in one read transaction (a consistent snapshot); the transaction ends whether or not
     /// `body` throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -244,6 +271,12 @@ struct SQLiteQuery: ~Copyable {
         parameter += 1
         let code = sqlite3_bind_text(statement, parameter, text, -1, SQLiteCall.transient)
         guard code == SQLITE_OK else { throw SQLiteCall.error(code, statement: statement) }
+    }
+
+    /// Zeroes the statement's count of virtual-machine instructions, which SQLite keeps across runs and
+    /// which its progress handler measures budgets against (`ReadConnection.withinBudget`).
+    func resetInstructionCount() {
+        _ = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 1)
     }
 
     /// Steps to the next row: `true` when there is one, `false` when the statement is done.

@@ -90,14 +90,43 @@ package struct StorageReader {
     /// opaque columns, and left to itself it may walk an index whose token every row shares (the same
     /// service on every item), which costs a row visit per item in the table.
     ///
+    /// On the dedicated read connection the probe is skipped in the usual case: the search is first
+    /// driven by the first constrained index (the account for a password), with a budget of SQLite
+    /// instructions (`speculationBudget`) that a selective token never reaches; a token shared by many
+    /// rows exhausts it, and the search is run again after probing.
+    ///
     /// - Parameter includeSecret: Whether to read the secret ciphertext (skipped for attribute-only reads).
     package func select(from table: ItemTable, where filter: RowFilter, includeSecret: Bool) throws -> [ItemRow] {
-        let driving: String?
+        if case .direct(let connection) = source, let first = firstCandidate(table, filter),
+            let rows = try connection.withinBudget(
+                Self.speculationBudget,
+                { try select(table, filter, includeSecret, driving: first, budgeted: connection) }
+            )
+        {
+            return rows
+        }
         switch try drivingColumn(table, filter) {
         case .noMatch: return []
-        case .planner: driving = nil
-        case .column(let column): driving = column
+        case .planner: return try select(table, filter, includeSecret, driving: nil)
+        case .column(let column): return try select(table, filter, includeSecret, driving: column)
         }
+    }
+
+    /// SQLite virtual-machine instructions a search driven without probing may take (about a hundred
+    /// index entries) before it is abandoned for the probing path.
+    static let speculationBudget: Int32 = 1000
+
+    /// The rows of `table` that pass `filter`, the search driven by the index on `driving` (or by
+    /// SQLite's planner for `nil`).
+    ///
+    /// - Parameter budgeted: The connection whose instruction budget applies while the rows are stepped.
+    private func select(
+        _ table: ItemTable,
+        _ filter: RowFilter,
+        _ includeSecret: Bool,
+        driving: String?,
+        budgeted: ReadConnection? = nil
+    ) throws -> [ItemRow] {
         let shape = SelectSQL.of(table)
         // A unary `+` keeps a term out of index selection without changing its value (SQLite's
         // documented way to disqualify an index), so that the chosen index drives the search.
@@ -138,6 +167,11 @@ package struct StorageReader {
             for token in condition.tokens { try query.bind(token) }
         }
         if let limit = filter.limit { try query.bind(Int64(limit)) }
+        // The budget counts stepping only (a statement prepared under it could be abandoned forever).
+        if let budgeted {
+            query.resetInstructionCount()
+            budgeted.startBudget()
+        }
         let tokenColumns = shape.tokenColumns
         var rows: [ItemRow] = []
         while try query.step() {
@@ -177,6 +211,15 @@ package struct StorageReader {
     /// filter with at most one indexed column. Otherwise each indexed column is probed, in the table's
     /// index order, by counting (up to `probeLimit`) the rows its condition alone admits; the first with
     /// at most one row wins, else the smallest count. A count of zero proves that nothing matches.
+    /// The first indexed column a search could be driven by, when it would otherwise be probed.
+    func firstCandidate(_ table: ItemTable, _ filter: RowFilter) -> String? {
+        guard filter.persistref == nil, filter.primaryKey == nil, filter.conditions.count > 1 else { return nil }
+        let indexed = SelectSQL.of(table).indexedColumns
+        func constrained(_ column: String) -> Bool { filter.conditions.contains { $0.column == column } }
+        guard indexed.lazy.filter(constrained).count > 1 else { return nil }
+        return indexed.first(where: constrained)
+    }
+
     func drivingColumn(_ table: ItemTable, _ filter: RowFilter) throws -> SearchPlan {
         guard filter.persistref == nil, filter.primaryKey == nil, filter.conditions.count > 1 else { return .planner }
         let indexed = SelectSQL.of(table).indexedColumns

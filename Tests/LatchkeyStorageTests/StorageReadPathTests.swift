@@ -150,6 +150,47 @@ struct StorageReadPathTests {
         #expect(none.isEmpty)
     }
 
+    /// A find whose first indexed token (the account) is shared by many rows: the search driven by the
+    /// account runs out of its instruction budget and is run again after probing; both shapes of skew
+    /// give exactly the matching rows.
+    @Test func aSharedAccountOrServiceStillFindsExactlyItsRow() throws {
+        let scratch = Scratch()
+        var rows: [ItemRow] = []
+        for number in 0..<300 {
+            var shared = Self.row(UInt8(truncatingIfNeeded: number), account: 0xAA)
+            shared.persistref = Data([1, UInt8(number / 256), UInt8(number % 256)] + Array(repeating: 0, count: 13))
+            shared.primaryKey = Data([2, UInt8(number / 256), UInt8(number % 256)] + Array(repeating: 0, count: 13))
+            shared.tokens["svce"] = Data(
+                [3, UInt8(number / 256), UInt8(number % 256)] + Array(repeating: 0, count: 13)
+            )
+            rows.append(shared)
+        }
+        let file = try Self.keychain(scratch, rows: rows)
+        defer { try? file.close() }
+        for number in [0, 150, 299] {
+            var filter = Self.filter(account: 0xAA)
+            filter.conditions[1] = ("svce", [rows[number].tokens["svce"] ?? Data()])
+            let found = try file.read { try $0.select(from: .genp, where: filter, includeSecret: true) }
+            #expect(found.map(\.persistref) == [rows[number].persistref])
+        }
+        var all = Self.filter(account: 0xAA)
+        all.conditions[1] = ("svce", rows.compactMap { $0.tokens["svce"] })
+        let every = try file.read { try $0.select(from: .genp, where: all, includeSecret: false) }
+        #expect(every.count == 300)
+        let limited = try file.read {
+            var first = all
+            first.limit = 1
+            return try $0.select(from: .genp, where: first, includeSecret: false)
+        }
+        #expect(limited.map(\.persistref) == [rows[0].persistref])
+        let missing = try file.read {
+            var none = all
+            none.conditions[1] = ("svce", [Self.token(0x77)])
+            return try $0.select(from: .genp, where: none, includeSecret: false)
+        }
+        #expect(missing.isEmpty)
+    }
+
     /// Many threads reading at once (some on the dedicated connection, the rest on the pool) while a
     /// writer adds rows: every read finds its row, none fails.
     @Test func concurrentReadersAndAWriterAgree() throws {
