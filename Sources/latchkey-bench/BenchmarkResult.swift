@@ -55,8 +55,11 @@ struct Target: Sendable {
     static let all: [String: Target] = [
         "find-primary-key": Target(limit: .ratio(4), text: "<= 4x the SQLite point lookup (ideal 2x)"),
         "add": Target(limit: .ratio(1.5), text: "<= 1.5x one fdatasync (timed with it)"),
-        "secitem-find-data": Target(limit: .overFloor(5), text: "<= 5 us over the core's find-primary-key"),
-        "secitem-find-attributes": Target(limit: .overFloor(5), text: "<= 5 us over the core's find-attributes"),
+        "secitem-find-data": Target(limit: .overFloor(5), text: "<= 5 us over the same core find (timed with it)"),
+        "secitem-find-attributes": Target(
+            limit: .overFloor(5),
+            text: "<= 5 us over the same core find (timed with it)"
+        ),
     ]
 }
 
@@ -71,16 +74,17 @@ struct ResultReport {
     }
 
     /// Each operation's floor: the operation whose median its own is divided by. The store's operations
-    /// are held against the raw floor (`FloorBenchmarks`); the API faces against the core operation they
+    /// are held against the raw floor (`FloorBenchmarks`), the `SecItem` reads against the same core find
+    /// (both timed alternately, sample by sample), the other faces against the core operation they
     /// translate to.
     static let floors: [String: String] = [
-        "find-primary-key": "floor-sqlite-lookup",
-        "find-attributes": "floor-sqlite-lookup",
+        "find-primary-key": "floor-sqlite-lookup-find-primary-key",
+        "find-attributes": "floor-sqlite-lookup-find-attributes",
         "add": "floor-fdatasync-add",
         "update": "floor-fdatasync-update",
         "delete": "floor-fdatasync-delete",
-        "secitem-find-data": "find-primary-key",
-        "secitem-find-attributes": "find-attributes",
+        "secitem-find-data": "secitem-find-data-core",
+        "secitem-find-attributes": "secitem-find-attributes-core",
         "secitem-update": "update",
         "secitem-add": "add",
         "secitem-delete": "delete",

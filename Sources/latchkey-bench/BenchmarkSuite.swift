@@ -18,6 +18,8 @@ struct BenchmarkContext {
     let directory: BenchmarkDirectory
     var generator: SeededGenerator
     var report: ResultReport
+    /// The floor's point lookup, kept open so that finds are timed beside it (set by `FloorBenchmarks`).
+    var floorLookup: FloorLookup?
 
     /// Store options for benchmark keychains: a fixed access group, the run's own device secret, no logging.
     func storeOptions(kdfCost: KDFCost) -> KeychainStore.Options {
@@ -56,13 +58,13 @@ struct BenchmarkContext {
         return Measurement(nanoseconds: samples)
     }
 
-    /// Times `count` runs of `body`, each right after one timed `floor.sync()`, so that an operation and
-    /// its floor are measured at the same moments.
+    /// Times `count` runs of `body`, each right after one timed run of `floor`, so that an operation and
+    /// its floor are measured at the same moments (a shared machine's speed moves within minutes).
     ///
     /// - Returns: The floor's measurement and the operation's.
     func measurePaired(
         _ count: Int,
-        floor: SyncFloor,
+        floor: (Int) throws -> Void,
         _ body: (Int) throws -> Void
     ) throws -> (floor: Measurement, operation: Measurement) {
         var floorSamples: [UInt64] = []
@@ -71,13 +73,22 @@ struct BenchmarkContext {
         samples.reserveCapacity(count)
         for run in 0..<count {
             var start = Stopwatch.now()
-            try floor.sync()
+            try floor(run)
             floorSamples.append(Stopwatch.now() - start)
             start = Stopwatch.now()
             try body(run)
             samples.append(Stopwatch.now() - start)
         }
         return (Measurement(nanoseconds: floorSamples), Measurement(nanoseconds: samples))
+    }
+
+    /// `measurePaired` with one durable flush (`SyncFloor`) as the floor.
+    func measurePaired(
+        _ count: Int,
+        floor: SyncFloor,
+        _ body: (Int) throws -> Void
+    ) throws -> (floor: Measurement, operation: Measurement) {
+        try measurePaired(count, floor: { _ in try floor.sync() }, body)
     }
 
     /// A progress line on standard error (standard output stays machine-readable).

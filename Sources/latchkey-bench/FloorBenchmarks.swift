@@ -13,9 +13,9 @@ import Darwin
 /// operation's median is then printed as a ratio to its floor (`ResultReport.floors`).
 ///
 /// - `floor-sqlite-lookup`: a point lookup of a 700-byte blob by integer key in a table holding as many
-///   rows as the keychain holds items, through SQLite's C API directly (statement prepared once; bind,
-///   step, copy the blob, reset per lookup), in a WAL database at `synchronous = FULL`. Each lookup is
-///   its own (autocommit) read transaction, as a keychain read is.
+///   rows as the keychain holds items, through SQLite's C API directly (`FloorLookup`). The finds of the
+///   store suite are read against `floor-sqlite-lookup-find-primary-key` / `-find-attributes`: the same
+///   lookup, timed just before each find of that measurement.
 /// - `floor-aes-gcm-open`: one AES-256-GCM open (swift-crypto) of a 700-byte ciphertext with 48 bytes of
 ///   associated data.
 /// - `floor-fdatasync`: overwrite 4 KiB in place in a preallocated file and `fdatasync` it (`SyncFloor`) —
@@ -31,9 +31,14 @@ enum FloorBenchmarks: BenchmarkSuite {
     static let maximumSyncSamples = 200
 
     static func run(_ context: inout BenchmarkContext, on keychain: FilledKeychain) throws {
-        if context.options.includes("floor-sqlite-lookup") {
+        let finds = ["floor-sqlite-lookup", "find-primary-key", "find-attributes"]
+        if finds.contains(where: context.options.includes) {
             context.progress("\(name): floor-sqlite-lookup (filling \(keychain.items) rows)")
-            context.report.add("floor-sqlite-lookup", items: keychain.items, try sqliteLookup(&context, keychain.items))
+            let lookup = try FloorLookup(&context, rows: keychain.items)
+            context.floorLookup = lookup
+            if context.options.includes("floor-sqlite-lookup") {
+                context.report.add("floor-sqlite-lookup", items: keychain.items, try measure(lookup, &context))
+            }
         }
         if context.options.includes("floor-aes-gcm-open") {
             context.progress("\(name): floor-aes-gcm-open")
@@ -45,53 +50,15 @@ enum FloorBenchmarks: BenchmarkSuite {
         }
     }
 
-    /// Point lookups by integer key among `rows` 700-byte blobs.
-    private static func sqliteLookup(_ context: inout BenchmarkContext, _ rows: Int) throws -> Measurement {
-        let database = try FloorDatabase(path: context.directory.path + "/floor.sqlite")
-        try database.execute("PRAGMA journal_mode = WAL")
-        try database.execute("PRAGMA synchronous = FULL")
-        try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, value BLOB NOT NULL)")
-        let insert = try database.prepare("INSERT INTO items (id, value) VALUES (?, ?)")
-        try database.execute("BEGIN")
-        var blob = context.generator.bytes(blobLength)
-        for id in 0..<rows {
-            // A different blob per row (the first 8 bytes carry the key), so pages hold real data.
-            withUnsafeBytes(of: UInt64(id).littleEndian) { key in
-                for index in 0..<8 { blob[index] = key[index] }
-            }
-            sqlite3_bind_int64(insert, 1, Int64(id))
-            let bound = blob.withUnsafeBytes {
-                sqlite3_bind_blob(insert, 2, $0.baseAddress, Int32($0.count), FloorDatabase.transient)
-            }
-            guard bound == SQLITE_OK, sqlite3_step(insert) == SQLITE_DONE else {
-                throw database.failure("insert")
-            }
-            sqlite3_reset(insert)
-        }
-        sqlite3_finalize(insert)
-        try database.execute("COMMIT")
-        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-        let select = try database.prepare("SELECT value FROM items WHERE id = ?")
-        defer { sqlite3_finalize(select) }
-        func lookup(_ id: Int) throws -> Data {
-            sqlite3_bind_int64(select, 1, Int64(id))
-            defer { sqlite3_reset(select) }
-            guard sqlite3_step(select) == SQLITE_ROW, let bytes = sqlite3_column_blob(select, 0) else {
-                throw database.failure("lookup")
-            }
-            return Data(bytes: bytes, count: Int(sqlite3_column_bytes(select, 0)))
-        }
+    /// Point lookups of random keys (after `warmUp` untimed ones), each checked after the clock stopped.
+    private static func measure(_ lookup: FloorLookup, _ context: inout BenchmarkContext) throws -> Measurement {
         let samples = context.options.samples
-        let picks = (0..<(warmUp + samples)).map { _ in context.index(below: rows) }
-        for run in 0..<warmUp { _ = try lookup(picks[run]) }
+        let picks = (0..<(warmUp + samples)).map { _ in context.index(below: lookup.rows) }
+        for run in 0..<warmUp { try lookup.check(lookup.lookup(picks[run]), picks[run]) }
         return try context.measure(samples) { run in
-            try lookup(picks[warmUp + run])
+            try lookup.lookup(picks[warmUp + run])
         } check: { run, value in
-            let id = value.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian }
-            guard value.count == blobLength, id == UInt64(picks[warmUp + run]) else {
-                throw BenchmarkFailure("the floor lookup returned another row")
-            }
+            try lookup.check(value, picks[warmUp + run])
         }
     }
 
@@ -187,6 +154,70 @@ private func flush(_ descriptor: Int32) -> Int32 {
     #else
     fsync(descriptor)
     #endif
+}
+
+/// The floor lookup: a table of `rows` 700-byte blobs keyed by integer in a WAL database at
+/// `synchronous = FULL`, read through SQLite's C API with one statement prepared once (bind, step, copy
+/// the blob, reset per lookup; each lookup its own autocommit read transaction, as a keychain read is).
+///
+/// It stays open for the whole run: the store suite times one random lookup before each find, so that
+/// a find is read against the floor at that same moment.
+final class FloorLookup {
+    let rows: Int
+    private let database: FloorDatabase
+    private let select: OpaquePointer
+
+    /// Creates and fills the table in one transaction, then checkpoints it.
+    init(_ context: inout BenchmarkContext, rows: Int) throws {
+        self.rows = rows
+        database = try FloorDatabase(path: context.directory.path + "/floor.sqlite")
+        try database.execute("PRAGMA journal_mode = WAL")
+        try database.execute("PRAGMA synchronous = FULL")
+        try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, value BLOB NOT NULL)")
+        let insert = try database.prepare("INSERT INTO items (id, value) VALUES (?, ?)")
+        defer { sqlite3_finalize(insert) }
+        try database.execute("BEGIN")
+        var blob = context.generator.bytes(FloorBenchmarks.blobLength)
+        for id in 0..<rows {
+            // A different blob per row (the first 8 bytes carry the key), so pages hold real data.
+            withUnsafeBytes(of: UInt64(id).littleEndian) { key in
+                for index in 0..<8 { blob[index] = key[index] }
+            }
+            sqlite3_bind_int64(insert, 1, Int64(id))
+            let bound = blob.withUnsafeBytes {
+                sqlite3_bind_blob(insert, 2, $0.baseAddress, Int32($0.count), FloorDatabase.transient)
+            }
+            guard bound == SQLITE_OK, sqlite3_step(insert) == SQLITE_DONE else {
+                throw database.failure("insert")
+            }
+            sqlite3_reset(insert)
+        }
+        try database.execute("COMMIT")
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        select = try database.prepare("SELECT value FROM items WHERE id = ?")
+    }
+
+    deinit {
+        sqlite3_finalize(select)
+    }
+
+    /// The blob of row `id`.
+    func lookup(_ id: Int) throws -> Data {
+        sqlite3_bind_int64(select, 1, Int64(id))
+        defer { sqlite3_reset(select) }
+        guard sqlite3_step(select) == SQLITE_ROW, let bytes = sqlite3_column_blob(select, 0) else {
+            throw database.failure("lookup")
+        }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(select, 0)))
+    }
+
+    /// Fails unless `value` is row `id`'s blob.
+    func check(_ value: Data, _ id: Int) throws {
+        let key = value.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian }
+        guard value.count == FloorBenchmarks.blobLength, key == UInt64(id) else {
+            throw BenchmarkFailure("the floor lookup returned another row")
+        }
+    }
 }
 
 /// A plain SQLite connection for the floor measurement, closed when released.

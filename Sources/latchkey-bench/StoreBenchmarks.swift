@@ -6,6 +6,9 @@ import Latchkey
 ///
 /// - `find-primary-key`: `findOne` by service + account with the secret (`withData: true`);
 /// - `find-attributes`: the same without the secret;
+///
+/// each find right after one timed floor lookup (`FloorLookup`), reported as
+/// `floor-sqlite-lookup-find-primary-key` / `-find-attributes`, the floor the find is read against;
 /// - `update`: a new secret for a random item (durable);
 /// - `add`: new items (durable);
 /// - `delete`: random distinct existing items (durable);
@@ -29,7 +32,11 @@ enum StoreBenchmarks: BenchmarkSuite {
         where context.options.includes(op) {
             picks.shuffle(using: &context.generator)
             context.progress("\(name): \(op)")
-            context.report.add(op, items: keychain.items, try find(keychain, picks, withData: withData, context))
+            let measured = try find(keychain, picks, withData: withData, &context)
+            if let floor = measured.floor {
+                context.report.add("floor-sqlite-lookup-" + op, items: keychain.items, floor)
+            }
+            context.report.add(op, items: keychain.items, measured.operation)
         }
         let floor = try SyncFloor(directory: context.directory, name: "store-sync-floor")
         if context.options.includes("update") {
@@ -62,18 +69,32 @@ enum StoreBenchmarks: BenchmarkSuite {
         context.report.add(op, items: keychain.items, measured.operation)
     }
 
-    /// `findOne` by service + account; checks (untimed) that each result is the item asked for.
+    /// `findOne` by service + account, each right after one timed floor lookup when the floor is open;
+    /// checks (untimed) that each result is the item asked for.
     private static func find(
         _ keychain: FilledKeychain,
         _ picks: [String],
         withData: Bool,
-        _ context: BenchmarkContext
+        _ context: inout BenchmarkContext
     )
-        throws -> Measurement
+        throws -> (floor: Measurement?, operation: Measurement)
     {
-        try context.measure(picks.count) { run in
-            try keychain.store.findOne(FilledKeychain.query(account: picks[run]), withData: withData)
-        } check: { run, item in
+        var found: [FoundItem] = []
+        found.reserveCapacity(picks.count)
+        func find(_ run: Int) throws {
+            found.append(try keychain.store.findOne(FilledKeychain.query(account: picks[run]), withData: withData))
+        }
+        let measured: (floor: Measurement?, operation: Measurement)
+        if let lookup = context.floorLookup {
+            let ids = picks.map { _ in context.index(below: lookup.rows) }
+            let paired = try context.measurePaired(picks.count, floor: { run in _ = try lookup.lookup(ids[run]) }) {
+                run in try find(run)
+            }
+            measured = (paired.floor, paired.operation)
+        } else {
+            measured = (nil, try context.measure(picks.count) { run in try find(run) })
+        }
+        for (run, item) in found.enumerated() {
             guard item.attributes[.account] == .string(picks[run]) else {
                 throw BenchmarkFailure("a find returned the wrong item")
             }
@@ -81,6 +102,7 @@ enum StoreBenchmarks: BenchmarkSuite {
                 throw BenchmarkFailure("a find returned \(withData ? "no" : "a") secret unexpectedly")
             }
         }
+        return measured
     }
 
     /// A new 32-byte secret for each picked item.
