@@ -10,7 +10,7 @@ package struct ItemRow: Sendable, Equatable {
     /// Keyed hash of the canonical primary-key tuple (UNIQUE).
     package var primaryKey: Data
     /// Token column name → token; absent or `nil` means NULL.
-    package var tokens: [String: Data]
+    package var tokens: RowTokens
     /// The per-item key, wrapped by its class key.
     package var itemKey: Data
     /// The encrypted attribute record.
@@ -18,6 +18,7 @@ package struct ItemRow: Sendable, Equatable {
     /// The encrypted secret, or `nil` when the item has no data (absent is not empty).
     package var secret: Data?
 
+    /// A row with its tokens given by column name (absent columns are NULL).
     package init(
         id: Int64? = nil,
         persistref: Data,
@@ -27,13 +28,133 @@ package struct ItemRow: Sendable, Equatable {
         attributes: Data,
         secret: Data?
     ) {
+        self.init(
+            id: id,
+            persistref: persistref,
+            primaryKey: primaryKey,
+            rowTokens: RowTokens(tokens),
+            itemKey: itemKey,
+            attributes: attributes,
+            secret: secret
+        )
+    }
+
+    /// A row whose tokens are already a `RowTokens` (the read path).
+    package init(
+        id: Int64?,
+        persistref: Data,
+        primaryKey: Data,
+        rowTokens: RowTokens,
+        itemKey: Data,
+        attributes: Data,
+        secret: Data?
+    ) {
         self.id = id
         self.persistref = persistref
         self.primaryKey = primaryKey
-        self.tokens = tokens
+        self.tokens = rowTokens
         self.itemKey = itemKey
         self.attributes = attributes
         self.secret = secret
+    }
+}
+
+/// The token columns of one row: column name → token, NULL columns absent.
+///
+/// Read rows keep every token in one buffer (a header of end offsets, then the tokens' bytes) instead of
+/// a dictionary of separately allocated `Data`: a lookup reads one or two of a dozen columns, and the
+/// read path builds one of these per row.
+package struct RowTokens: Sendable, Equatable {
+    /// Column names, in the order of the header's entries.
+    private var columns: [String]
+    /// For each column a 32-bit end offset into the token area (high bit set when the column is not
+    /// NULL), then the tokens' bytes one after another.
+    private var buffer: Data
+
+    private static let present: UInt32 = 1 << 31
+
+    /// Tokens from a dictionary (column → token).
+    package init(_ tokens: [String: Data]) {
+        let columns = tokens.keys.sorted()
+        self.init(columns: columns, count: { tokens[columns[$0]]?.count }) { index, target in
+            tokens[columns[index]]?.withUnsafeBytes { bytes in
+                if let source = bytes.baseAddress, let target = target.baseAddress {
+                    target.copyMemory(from: source, byteCount: bytes.count)
+                }
+            }
+        }
+    }
+
+    /// Tokens read column by column: `count(i)` is column `i`'s length (`nil` for NULL), and `copy(i, to:)`
+    /// writes its bytes into a buffer of exactly that length.
+    init(
+        columns: [String],
+        count: (Int) -> Int?,
+        copy: (Int, UnsafeMutableRawBufferPointer) -> Void
+    ) {
+        self.columns = columns
+        let header = columns.count * MemoryLayout<UInt32>.size
+        var ends: [UInt32] = []
+        ends.reserveCapacity(columns.count)
+        var length = 0
+        for index in columns.indices {
+            if let tokenLength = count(index) {
+                length += tokenLength
+                ends.append(UInt32(length) | Self.present)
+            } else {
+                ends.append(UInt32(length))
+            }
+        }
+        var buffer = Data(count: header + length)
+        buffer.withUnsafeMutableBytes { target in
+            var start = header
+            for (index, end) in ends.enumerated() {
+                target.storeBytes(of: end, toByteOffset: index * MemoryLayout<UInt32>.size, as: UInt32.self)
+                guard end & Self.present != 0 else { continue }
+                let stop = header + Int(end & ~Self.present)
+                copy(index, UnsafeMutableRawBufferPointer(rebasing: target[start..<stop]))
+                start = stop
+            }
+        }
+        self.buffer = buffer
+    }
+
+    /// The token of `column`, or `nil` for NULL (or a column this row does not have).
+    package subscript(column: String) -> Data? {
+        get {
+            guard let index = columns.firstIndex(of: column) else { return nil }
+            return token(at: index)
+        }
+        set {
+            var tokens = dictionary
+            tokens[column] = newValue
+            self = RowTokens(tokens)
+        }
+    }
+
+    /// Every non-NULL column and its token.
+    package var dictionary: [String: Data] {
+        var tokens: [String: Data] = [:]
+        for index in columns.indices {
+            if let token = token(at: index) { tokens[columns[index]] = token }
+        }
+        return tokens
+    }
+
+    private func end(_ index: Int) -> UInt32 {
+        buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * MemoryLayout<UInt32>.size, as: UInt32.self) }
+    }
+
+    private func token(at index: Int) -> Data? {
+        let end = end(index)
+        guard end & Self.present != 0 else { return nil }
+        let start = index == 0 ? 0 : Int(self.end(index - 1) & ~Self.present)
+        let header = columns.count * MemoryLayout<UInt32>.size
+        return buffer.subdata(in: header + start..<header + Int(end & ~Self.present))
+    }
+
+    package static func == (lhs: RowTokens, rhs: RowTokens) -> Bool {
+        lhs.dictionary == rhs.dictionary
     }
 }
 

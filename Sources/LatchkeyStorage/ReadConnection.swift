@@ -301,6 +301,20 @@ struct SQLiteQuery: ~Copyable {
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, index)))
     }
 
+    /// The length of column `index` of the current row, or `nil` for NULL.
+    func length(_ index: Int32) -> Int? {
+        guard sqlite3_column_type(statement, index) != SQLITE_NULL else { return nil }
+        // `sqlite3_column_blob` first, so that the length is that of the blob form (SQLite's documented order).
+        _ = sqlite3_column_blob(statement, index)
+        return Int(sqlite3_column_bytes(statement, index))
+    }
+
+    /// Copies column `index` of the current row (as a blob) into `target`, which holds exactly its length.
+    func copy(_ index: Int32, to target: UnsafeMutableRawBufferPointer) {
+        guard let source = sqlite3_column_blob(statement, index), let base = target.baseAddress else { return }
+        base.copyMemory(from: source, byteCount: target.count)
+    }
+
     /// Column `index` as bytes; NULL in a NOT NULL column means a damaged file.
     func requiredBlob(_ index: Int32) throws -> Data {
         guard let bytes = blob(index) else { throw Self.unexpectedNull }

@@ -175,17 +175,17 @@ package struct StorageReader {
         let tokenColumns = shape.tokenColumns
         var rows: [ItemRow] = []
         while try query.step() {
-            var tokens: [String: Data] = [:]
-            tokens.reserveCapacity(tokenColumns.count)
-            for offset in tokenColumns.indices {
-                if let token = query.blob(Int32(6 + offset)) { tokens[tokenColumns[offset]] = token }
-            }
+            let tokens = RowTokens(
+                columns: tokenColumns,
+                count: { query.length(Int32(6 + $0)) },
+                copy: { query.copy(Int32(6 + $0), to: $1) }
+            )
             rows.append(
                 ItemRow(
                     id: query.int64(0),
                     persistref: try query.requiredBlob(1),
                     primaryKey: try query.requiredBlob(2),
-                    tokens: tokens,
+                    rowTokens: tokens,
                     itemKey: try query.requiredBlob(3),
                     attributes: try query.requiredBlob(4),
                     secret: query.blob(5)

@@ -256,3 +256,33 @@ struct StorageReadPathTests {
         #expect(found.map(\.persistref) == [Self.token(2)])
     }
 }
+
+/// `RowTokens`: the packed token columns of a row behave as the dictionary they replace.
+struct RowTokensTests {
+    static let tokens: [String: Data] = [
+        "kc": Data(repeating: 1, count: 16), "acct": Data(repeating: 2, count: 16), "empty": Data(),
+        "long": Data(repeating: 3, count: 300),
+    ]
+
+    @Test func aDictionaryRoundTrips() {
+        let row = RowTokens(Self.tokens)
+        #expect(row.dictionary == Self.tokens)
+        for (column, token) in Self.tokens { #expect(row[column] == token) }
+        #expect(row["svce"] == nil)
+        #expect(RowTokens([:]).dictionary == [:])
+    }
+
+    @Test func settingAColumnChangesOnlyIt() {
+        var row = RowTokens(Self.tokens)
+        row["acct"] = Data([9])
+        row["svce"] = Data([8])
+        row["kc"] = nil
+        var expected = Self.tokens
+        expected["acct"] = Data([9])
+        expected["svce"] = Data([8])
+        expected["kc"] = nil
+        #expect(row.dictionary == expected)
+        #expect(row == RowTokens(expected))
+        #expect(row != RowTokens(Self.tokens))
+    }
+}
