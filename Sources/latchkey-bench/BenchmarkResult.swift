@@ -142,20 +142,20 @@ struct ResultReport {
     /// The human table: timed operations, then values.
     func table() -> String {
         var lines = [
-            pad("operation", 24) + pad("items", 8, right: true) + pad("samples", 9, right: true)
+            pad("operation", 38) + pad("items", 8, right: true) + pad("samples", 9, right: true)
                 + pad("median µs", 12, right: true) + pad("p99 µs", 12, right: true) + "  "
-                + pad("floor", 21) + pad("ratio", 7, right: true) + pad("+µs", 9, right: true)
+                + pad("floor", 38) + pad("ratio", 7, right: true) + pad("+µs", 9, right: true)
         ]
-        lines.append(String(repeating: "-", count: 102))
+        lines.append(String(repeating: "-", count: 133))
         for result in results {
             guard case .timing(let measurement) = result.kind else { continue }
             var line =
-                pad(result.op, 24) + pad("\(result.items)", 8, right: true)
+                pad(result.op, 38) + pad("\(result.items)", 8, right: true)
                 + pad("\(measurement.count)", 9, right: true)
                 + pad(Self.format(measurement.medianMicroseconds, 1), 12, right: true)
                 + pad(Self.format(measurement.p99Microseconds, 1), 12, right: true)
             if let floor = result.floor, let ratio = result.ratio, let over = result.overFloorMicroseconds {
-                line += "  " + pad(floor.op, 21) + pad(Self.format(ratio, 2) + "x", 7, right: true)
+                line += "  " + pad(floor.op, 38) + pad(Self.format(ratio, 2) + "x", 7, right: true)
                 line += pad(Self.format(over, 1), 9, right: true)
             }
             lines.append(line)
@@ -171,15 +171,15 @@ struct ResultReport {
                 if let ratio = result.ratio, let over = result.overFloorMicroseconds {
                     measured = " (\(Self.format(ratio, 2))x, +\(Self.format(over, 1)) µs)"
                 }
-                lines.append("  " + pad(result.op, 24) + target.text + ": " + verdict + measured)
+                lines.append("  " + pad(result.op, 26) + target.text + ": " + verdict + measured)
             }
             lines.append("")
         }
         for result in results {
             guard case .value(let value, let unit) = result.kind else { continue }
             lines.append(
-                pad(result.op, 22) + pad("\(result.items)", 9, right: true)
-                    + pad(Self.format(value, 2), 22, right: true) + " " + unit
+                pad(result.op, 38) + pad("\(result.items)", 8, right: true)
+                    + pad(Self.format(value, 2), 21, right: true) + " " + unit
             )
         }
         return lines.joined(separator: "\n")
