@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "LocalAuthentication", "Latchkey"],
+            dependencies: ["Security", "LocalAuthentication", "Latchkey", "LatchkeyTesting"],
             swiftSettings: strict
         ),
         .testTarget(

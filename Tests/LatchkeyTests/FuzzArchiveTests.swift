@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Mutation fuzzing of the backup archive reader, `KeychainArchive.open` (issue 14): every mutated file

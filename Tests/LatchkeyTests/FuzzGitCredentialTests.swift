@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Mutation fuzzing of the git credential-helper protocol parser through the built

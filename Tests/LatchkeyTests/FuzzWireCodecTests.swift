@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Mutation fuzzing of the agent's wire codec (issue 14): every mutated frame decodes or is refused with

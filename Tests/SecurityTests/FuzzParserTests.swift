@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import LatchkeyTesting
 import Security
 import Testing
 

@@ -1,19 +1,19 @@
 import Foundation
 
-/// A deterministic byte-string mutator for the fuzz tests: SplitMix64 from a fixed seed, so every run
+/// A deterministic byte-string mutator for fuzz tests of your own parsers (and Latchkey's): SplitMix64 from a fixed seed, so every run
 /// (and every machine) tries the same inputs and a failure names the seed and iteration to replay.
 ///
 /// Each `mutate` applies one to four of: bit flips, random bytes, byte insertions and deletions,
 /// truncations, splices with another seed, length-field bumps (a byte moved by ±1 or set to 0x00, 0x7F,
 /// 0x80 or 0xFF) and, for text formats, insertions of troublesome tokens (huge numbers, `null`, nesting).
-struct ByteMutator {
+public struct ByteMutator: Sendable {
     private var state: UInt64
 
     /// A mutator at the start of the sequence of `seed`.
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
     /// The next 64 bits of SplitMix64.
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -22,17 +22,21 @@ struct ByteMutator {
     }
 
     /// A value in `0..<bound` (`bound` > 0).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     /// Tokens that stress text parsers (JSON, `key=value` lines) when inserted anywhere.
-    static let tokens: [[UInt8]] = [
+    public static let tokens: [[UInt8]] = [
         "0", "-1", "9223372036854775808", "-9223372036854775809", "1e999", "null", "\"\"", "[]", "{}", "[[[[",
         "\"\\u0000\"", "\"\\ud800\"", "true", "\n", "\r\n", "=", "\0", "url=", "protocol=https\n", "host=\n",
         "password=", "\u{FFFD}",
     ].map { Array($0.utf8) }
 
     /// `input` with one to four random mutations; `others` are the seeds to splice from.
-    mutating func mutate(_ input: [UInt8], splicingWith others: [[UInt8]] = [], textTokens: Bool = false) -> [UInt8] {
+    public mutating func mutate(
+        _ input: [UInt8],
+        splicingWith others: [[UInt8]] = [],
+        textTokens: Bool = false
+    ) -> [UInt8] {
         var bytes = input
         for _ in 0...below(4) {
             switch below(textTokens ? 9 : 8) {
