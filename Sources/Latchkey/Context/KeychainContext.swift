@@ -7,8 +7,11 @@ import Synchronization
 ///
 /// `Keychain` values made without a store, the `SecItem*` functions and `LAContext` all read
 /// `KeychainContext.current()`, so a process has one connection pool and one lock state, not one per face.
-/// By default the first use opens `KeychainStore.open()` (the default keychain, unlocked with the
-/// credentials the environment names, the process's access groups); a failed open is retried next time.
+/// By default the first use looks for the per-user agent (`AgentClient.discover()`): when one answers
+/// and serves the default keychain (and `LATCHKEY_AGENT` is not `off`), the context sends its operations
+/// there, with the agent's lock state and the access groups the agent gives this executable. Otherwise it
+/// opens `KeychainStore.open()` (the default keychain, unlocked with the credentials the environment
+/// names, the process's access groups); a failed open is retried next time.
 ///
 /// ```swift
 /// let store = try KeychainStore.open(path: "/tmp/test.keychain-db", credentials: [.passphrase(secret)])
@@ -19,14 +22,38 @@ public final class KeychainContext: Sendable {
     /// The service every face sends its operations to.
     public let service: any KeychainService
     /// The in-process store behind `service`, when the keychain is opened in this process.
-    public let store: KeychainStore?
+    ///
+    /// For an agent's context this is the default keychain opened in this process on first use (`nil`
+    /// when that fails), for the faces that still need a file rather than a service (the typed `Keychain`
+    /// and `LatchkeyTokens`); they then see this process's lock state, not the agent's.
+    public var store: KeychainStore? {
+        switch backing {
+        case .store(let store): store
+        case .service: nil
+        case .agent:
+            fallbackStore.withLock { (slot: inout KeychainStore?) -> KeychainStore? in
+                if let store = slot { return store }
+                slot = try? KeychainStore.open()
+                return slot
+            }
+        }
+    }
+
+    private enum Backing: Sendable {
+        case store(KeychainStore)
+        case service
+        case agent
+    }
+
+    private let backing: Backing
+    private let fallbackStore = Mutex<KeychainStore?>(nil)
     /// Checks a passphrase typed to confirm the user's presence (`kSecAttrAccessControl` items).
     public let verifyPassphrase: @Sendable (SecretData) -> Bool
 
     /// A context over an in-process store; the passphrase check unlocks that store with the passphrase.
     public init(store: KeychainStore) {
         self.service = store
-        self.store = store
+        self.backing = .store(store)
         self.verifyPassphrase = { passphrase in
             do {
                 try store.unlock(with: .passphrase(passphrase))
@@ -40,22 +67,58 @@ public final class KeychainContext: Sendable {
     /// A context over any service (for example an agent's client) with its own passphrase check.
     public init(service: any KeychainService, verifyPassphrase: @escaping @Sendable (SecretData) -> Bool) {
         self.service = service
-        self.store = service as? KeychainStore
+        self.backing = (service as? KeychainStore).map { .store($0) } ?? .service
         self.verifyPassphrase = verifyPassphrase
+    }
+
+    /// A context over the per-user agent: operations go to `agent`; a passphrase is checked by unlocking the
+    /// agent with it (`KeychainOperation.unlock`), as `init(store:)` unlocks its store.
+    public init(agent: AgentClient) {
+        self.service = agent
+        self.backing = .agent
+        self.verifyPassphrase = { passphrase in
+            do {
+                _ = try agent.perform(.unlock(.passphrase(passphrase)))
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
+    /// The context a process gets when none is installed: the agent's when `AgentClient.discover()` finds
+    /// one serving the default keychain, else the default keychain opened in process.
+    ///
+    /// - Throws: The `KeychainError` of `AgentClient.discover()` (`LATCHKEY_AGENT=required` without an
+    ///   agent, a refused `LATCHKEY_ACCESS_GROUPS`) or of `KeychainStore.open()`.
+    public static func makeDefault(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(KeychainError) -> KeychainContext {
+        if let agent = try AgentClient.discover(environment: environment) {
+            let keychain = KeychainLocation.defaultKeychainPath(environment: environment)
+            if agent.serves(keychain) { return KeychainContext(agent: agent) }
+            if AgentMode.current(environment: environment) == .required {
+                throw KeychainError(
+                    .notAvailable,
+                    "LATCHKEY_AGENT=required but the agent serves \(agent.welcome.keychain), not \(keychain)."
+                )
+            }
+        }
+        return KeychainContext(store: try KeychainStore.open())
     }
 
     private static let installed = Mutex<KeychainContext?>(nil)
     @TaskLocal private static var scoped: KeychainContext?
 
-    /// The context in effect: the innermost `with` scope, else the installed one, else the default
-    /// keychain opened now.
+    /// The context in effect: the innermost `with` scope, else the installed one, else `makeDefault()`
+    /// (the agent, or the default keychain opened now).
     ///
-    /// - Throws: The `KeychainError` of `KeychainStore.open()` when the default keychain cannot be opened.
+    /// - Throws: The `KeychainError` of `makeDefault()`.
     public static func current() throws(KeychainError) -> KeychainContext {
         if let scoped { return scoped }
         return try installed.withLock { (slot: inout KeychainContext?) throws(KeychainError) -> KeychainContext in
             if let context = slot { return context }
-            let context = KeychainContext(store: try KeychainStore.open())
+            let context = try makeDefault()
             slot = context
             return context
         }

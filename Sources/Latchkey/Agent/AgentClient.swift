@@ -1,0 +1,207 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The per-user agent's client: a `KeychainService` that sends each operation over the agent's Unix socket
+/// and returns its answer, so every face works unchanged against one lock state shared by the user's
+/// processes.
+///
+/// One connection is kept open and used by one operation at a time (a `Mutex` serialises them). When the
+/// agent went away (a broken pipe, a closed connection), the client reconnects once: a request that was
+/// not sent yet is sent again, and a read-only request whose answer was lost is repeated; a write whose
+/// answer was lost is not repeated (the agent may have committed it), and fails with `notAvailable`.
+///
+/// ```swift
+/// if let agent = try AgentClient.discover() {           // nil when no agent answers (LATCHKEY_AGENT=auto)
+///     let item = try agent.findOne(ItemQuery(.genericPassword, attributes: [.service: .string("api")]),
+///                                  withData: true)
+/// }
+/// ```
+public final class AgentClient: KeychainService {
+    /// The agent's socket.
+    public let socketPath: String
+    /// The groups this client narrows to (its `LATCHKEY_ACCESS_GROUPS`), or `nil` for all it is granted.
+    public let requestedAccessGroups: [String]?
+    /// The agent's welcome on the first connection: its keychain, this client's groups, the lock state then.
+    public let welcome: AgentWelcome
+    private let connection: Mutex<Int32>
+
+    private init(socketPath: String, requestedAccessGroups: [String]?, descriptor: Int32, welcome: AgentWelcome) {
+        self.socketPath = socketPath
+        self.requestedAccessGroups = requestedAccessGroups
+        self.welcome = welcome
+        self.connection = Mutex(descriptor)
+    }
+
+    deinit {
+        connection.withLock { descriptor in
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+    }
+
+    /// Connects to the agent at `socketPath` and introduces this process.
+    ///
+    /// - Parameters:
+    ///   - socketPath: The agent's socket (see `AgentLocation.socketPath()`).
+    ///   - accessGroups: A subset of the groups the agent grants this executable to narrow to, or `nil`.
+    /// - Throws: `notAvailable` (-25291) when no agent answers there or it closes the connection (another
+    ///   user's agent does); `missingEntitlement` (-34018) when `accessGroups` names a group the agent does
+    ///   not grant this executable.
+    public static func connect(socketPath: String, accessGroups: [String]? = nil) throws(KeychainError) -> AgentClient {
+        let (descriptor, welcome) = try open(socketPath: socketPath, accessGroups: accessGroups)
+        return AgentClient(
+            socketPath: socketPath,
+            requestedAccessGroups: accessGroups,
+            descriptor: descriptor,
+            welcome: welcome
+        )
+    }
+
+    /// The agent of this user session, as `LATCHKEY_AGENT` asks: `nil` when it is `off`, or when it is
+    /// `auto` (the default) and no agent answers on `AgentLocation.socketPath()`.
+    ///
+    /// The client narrows to the groups of `LATCHKEY_ACCESS_GROUPS` when it is set.
+    ///
+    /// - Throws: `notAvailable` when `LATCHKEY_AGENT=required` and no agent answers; `missingEntitlement`
+    ///   when the agent refuses a group of `LATCHKEY_ACCESS_GROUPS` (an answer, so never a silent fallback
+    ///   to the file).
+    public static func discover(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(KeychainError) -> AgentClient? {
+        let mode = AgentMode.current(environment: environment)
+        if mode == .off { return nil }
+        guard let path = AgentLocation.socketPath(environment: environment) else {
+            if mode == .required {
+                throw KeychainError(
+                    .notAvailable,
+                    "LATCHKEY_AGENT=required but there is no runtime directory (XDG_RUNTIME_DIR) to find an agent in."
+                )
+            }
+            return nil
+        }
+        var info = stat()
+        if mode == .auto, stat(path, &info) != 0 || info.st_mode & S_IFMT != S_IFSOCK { return nil }
+        do {
+            return try connect(socketPath: path, accessGroups: requestedGroups(environment))
+        } catch {
+            if mode == .auto && error.code == .notAvailable && error.message.hasPrefix(noAgentPrefix) { return nil }
+            throw error
+        }
+    }
+
+    /// Whether the agent serves the keychain file at `keychainPath`.
+    public func serves(_ keychainPath: String) -> Bool {
+        AgentLocation.canonical(keychainPath) == welcome.keychain
+    }
+
+    /// Sends `operation` to the agent and returns its answer.
+    ///
+    /// - Throws: The operation's `KeychainError` as the agent's core threw it, or `notAvailable` when the
+    ///   agent cannot be reached.
+    public func perform(_ operation: KeychainOperation) throws(KeychainError) -> KeychainOutcome {
+        let request = try KeychainWireCodec.encode(operation)
+        let repeatable = operation.isRepeatable
+        let reply = try connection.withLock { (descriptor: inout Int32) throws(KeychainError) -> Data in
+            var reconnected = false
+            while true {
+                if descriptor < 0 { descriptor = try reopen() }
+                do throws(AgentFrame.Failure) {
+                    try AgentFrame.write(request, to: descriptor)
+                } catch {
+                    close(descriptor)
+                    descriptor = -1
+                    if !reconnected && error.isDisconnection {
+                        reconnected = true
+                        continue
+                    }
+                    throw lost(error)
+                }
+                do throws(AgentFrame.Failure) {
+                    return try AgentFrame.read(from: descriptor)
+                } catch {
+                    close(descriptor)
+                    descriptor = -1
+                    if !reconnected && repeatable && error.isDisconnection {
+                        reconnected = true
+                        continue
+                    }
+                    throw lost(error)
+                }
+            }
+        }
+        return try KeychainWireCodec.decodeOutcome(reply)
+    }
+
+    private func reopen() throws(KeychainError) -> Int32 {
+        let (descriptor, welcome) = try Self.open(socketPath: socketPath, accessGroups: requestedAccessGroups)
+        guard welcome.keychain == self.welcome.keychain else {
+            close(descriptor)
+            throw KeychainError(
+                .notAvailable,
+                "The agent at \(socketPath) now serves \(welcome.keychain), not \(self.welcome.keychain)."
+            )
+        }
+        return descriptor
+    }
+
+    private func lost(_ failure: AgentFrame.Failure) -> KeychainError {
+        KeychainError(.notAvailable, "The connection to the agent at \(socketPath) failed: \(failure).")
+    }
+
+    private static let noAgentPrefix = "No agent answers"
+
+    private static func open(
+        socketPath: String,
+        accessGroups: [String]?
+    ) throws(KeychainError) -> (Int32, AgentWelcome) {
+        let descriptor: Int32
+        do {
+            descriptor = try UnixSocket.connect(to: socketPath)
+        } catch {
+            if error.meansNoListener {
+                throw KeychainError(.notAvailable, "\(noAgentPrefix) on \(socketPath) (\(error)).")
+            }
+            throw KeychainError(.notAvailable, "Cannot reach the agent at \(socketPath): \(error).")
+        }
+        do throws(KeychainError) {
+            let hello = try AgentHandshake.encode(AgentHandshake.Hello(accessGroups: accessGroups))
+            let payload: Data
+            do throws(AgentFrame.Failure) {
+                try AgentFrame.write(hello, to: descriptor)
+                payload = try AgentFrame.read(from: descriptor)
+            } catch {
+                throw KeychainError(
+                    .notAvailable,
+                    "The agent at \(socketPath) closed the connection without serving it (\(error)); "
+                        + "an agent only serves processes of its own user."
+                )
+            }
+            let welcome = try AgentHandshake.decode(AgentHandshake.Reply.self, from: payload).result()
+            return (descriptor, welcome)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// The groups of `LATCHKEY_ACCESS_GROUPS` (comma-separated), or `nil` when it is unset or empty.
+    static func requestedGroups(_ environment: [String: String]) -> [String]? {
+        guard let list = environment["LATCHKEY_ACCESS_GROUPS"] else { return nil }
+        let groups = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return groups.isEmpty ? nil : groups
+    }
+}
+
+extension KeychainOperation {
+    /// Whether repeating the operation after its answer was lost cannot change anything twice.
+    var isRepeatable: Bool {
+        switch self {
+        case .find, .exists, .lockState, .accessGroups, .changeCounter, .lock, .unlock: true
+        case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch: false
+        }
+    }
+}
