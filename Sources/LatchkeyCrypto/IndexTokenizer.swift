@@ -64,6 +64,14 @@ package struct DomainTokenizer: Sendable {
         return keyed.finish(inner)
     }
 
+    /// The token of the bytes `body` feeds, in order, to the function it is given (a message written in
+    /// pieces, such as a row's columns, without assembling it first).
+    package func token(_ body: ((UnsafeRawBufferPointer) -> Void) -> Void) -> Data {
+        var inner = keyed.inner
+        body { inner.update(bufferPointer: $0) }
+        return keyed.finish(inner)
+    }
+
     /// The token of `first ‖ second`, without the caller concatenating them (an attribute's canonical
     /// bytes are a kind byte followed by its value).
     package func token(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Data {

@@ -15,8 +15,11 @@ package struct ItemRow: Sendable, Equatable {
     package var itemKey: Data
     /// The encrypted attribute record.
     package var attributes: Data
-    /// The encrypted secret, or `nil` when the item has no data (absent is not empty).
+    /// The encrypted secret, or `nil` when the item has no data (absent is not empty) or when it was
+    /// not read (see `hasSecret`).
     package var secret: Data?
+    /// Whether the row stores a secret, known even when the secret itself was not read.
+    package var hasSecret: Bool
 
     /// A row with its tokens given by column name (absent columns are NULL).
     package init(
@@ -35,7 +38,8 @@ package struct ItemRow: Sendable, Equatable {
             rowTokens: RowTokens(tokens),
             itemKey: itemKey,
             attributes: attributes,
-            secret: secret
+            secret: secret,
+            hasSecret: secret != nil
         )
     }
 
@@ -47,7 +51,8 @@ package struct ItemRow: Sendable, Equatable {
         rowTokens: RowTokens,
         itemKey: Data,
         attributes: Data,
-        secret: Data?
+        secret: Data?,
+        hasSecret: Bool
     ) {
         self.id = id
         self.persistref = persistref
@@ -56,6 +61,7 @@ package struct ItemRow: Sendable, Equatable {
         self.itemKey = itemKey
         self.attributes = attributes
         self.secret = secret
+        self.hasSecret = hasSecret
     }
 }
 
@@ -131,6 +137,16 @@ package struct RowTokens: Sendable, Equatable {
             self = RowTokens(tokens)
         }
     }
+
+    /// The token of the column at `index` of `columns` (the table's token-column order), or `nil` for NULL;
+    /// valid only for rows read from storage, whose columns are the table's in order.
+    package func token(atColumn index: Int) -> Data? {
+        guard index < columns.count else { return nil }
+        return token(at: index)
+    }
+
+    /// The column names this value holds, in order.
+    package var columnNames: [String] { columns }
 
     /// Every non-NULL column and its token.
     package var dictionary: [String: Data] {

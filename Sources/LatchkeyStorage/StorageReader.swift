@@ -172,27 +172,50 @@ package struct StorageReader {
             query.resetInstructionCount()
             budgeted.startBudget()
         }
-        let tokenColumns = shape.tokenColumns
         var rows: [ItemRow] = []
         while try query.step() {
-            let tokens = RowTokens(
-                columns: tokenColumns,
-                count: { query.length(Int32(6 + $0)) },
-                copy: { query.copy(Int32(6 + $0), to: $1) }
-            )
-            rows.append(
-                ItemRow(
-                    id: query.int64(0),
-                    persistref: try query.requiredBlob(1),
-                    primaryKey: try query.requiredBlob(2),
-                    rowTokens: tokens,
-                    itemKey: try query.requiredBlob(3),
-                    attributes: try query.requiredBlob(4),
-                    secret: query.blob(5)
-                )
-            )
+            rows.append(try Self.row(query, tokenColumns: shape.tokenColumns, attributes: true))
         }
         return rows
+    }
+
+    /// The row at the statement's current step; columns as in `SelectSQL` (`attributes: false` for
+    /// `SelectSQL.ledgerHead`, which reads no ciphertext but the wrapped item key).
+    private static func row(_ query: borrowing SQLiteQuery, tokenColumns: [String], attributes: Bool) throws -> ItemRow
+    {
+        let first = Int32(SelectSQL.firstTokenColumn)
+        let tokens = RowTokens(
+            columns: tokenColumns,
+            count: { query.length(first + Int32($0)) },
+            copy: { query.copy(first + Int32($0), to: $1) }
+        )
+        return ItemRow(
+            id: query.int64(0),
+            persistref: try query.requiredBlob(1),
+            primaryKey: try query.requiredBlob(2),
+            rowTokens: tokens,
+            itemKey: try query.requiredBlob(3),
+            attributes: attributes ? try query.requiredBlob(4) : Data(),
+            secret: query.blob(5),
+            hasSecret: query.int64(6) != 0
+        )
+    }
+
+    /// The persistref of the row with `id` in `table`, or `nil` when there is none.
+    package func persistref(of id: Int64, in table: ItemTable) throws -> Data? {
+        var query = try query("SELECT persistref FROM \(table.rawValue) WHERE id = ?")
+        try query.bind(id)
+        return try query.step() ? query.blob(0) : nil
+    }
+
+    /// Calls `body` with every row of `table` in id order, without its ciphertexts (`attributes` empty,
+    /// `secret` nil, `hasSecret` set): what the row ledger hashes.
+    package func scanRows(of table: ItemTable, _ body: (ItemRow) throws -> Void) throws {
+        let shape = SelectSQL.of(table)
+        var query = try query(shape.ledgerHead)
+        while try query.step() {
+            try body(try Self.row(query, tokenColumns: shape.tokenColumns, attributes: false))
+        }
     }
 
     /// How `select` searches: SQLite's own plan, one chosen index, or not at all (no row can match).
@@ -340,17 +363,24 @@ struct SelectKey: Hashable {
 struct SelectSQL: Sendable {
     let tokenColumns: [String]
     let indexedColumns: [String]
-    /// `SELECT id, persistref, pk, itemkey, attrs, secret, <token columns> FROM <table>`.
+    /// `SELECT id, persistref, pk, itemkey, attrs, secret, secret IS NOT NULL, <token columns> FROM <table>`.
     let headWithSecret: String
     /// The same with `NULL` in place of `secret`.
     let headWithoutSecret: String
+    /// Every row in id order with `NULL` in place of `attrs` and `secret` (the row ledger's scan).
+    let ledgerHead: String
+
+    /// The index of the first token column in every head.
+    static let firstTokenColumn = 7
 
     init(_ table: ItemTable) {
         tokenColumns = table.tokenColumns
         indexedColumns = table.indexedColumns
         let tokenList = tokenColumns.joined(separator: ", ")
-        headWithSecret = "SELECT id, persistref, pk, itemkey, attrs, secret, \(tokenList) FROM \(table.rawValue)"
-        headWithoutSecret = "SELECT id, persistref, pk, itemkey, attrs, NULL, \(tokenList) FROM \(table.rawValue)"
+        let tail = "secret IS NOT NULL, \(tokenList) FROM \(table.rawValue)"
+        headWithSecret = "SELECT id, persistref, pk, itemkey, attrs, secret, \(tail)"
+        headWithoutSecret = "SELECT id, persistref, pk, itemkey, attrs, NULL, \(tail)"
+        ledgerHead = "SELECT id, persistref, pk, itemkey, NULL, NULL, \(tail) ORDER BY id"
     }
 
     private static let genp = SelectSQL(.genp)

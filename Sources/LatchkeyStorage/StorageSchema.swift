@@ -3,8 +3,9 @@ import GRDB
 /// The keychain file's schema, as GRDB migrations. A shipped migration is never edited: changes come
 /// as new migrations appended here, and `formatVersion` goes up when older builds can no longer read.
 enum StorageSchema {
-    /// The on-disk format version written to `meta.format` (see docs/storage-format.md).
-    static let formatVersion = 1
+    /// The on-disk format version written to `meta.format` (see docs/storage-format.md): 2 since the row
+    /// ledger (format 1 files are read, and upgraded at their first writable unlock).
+    static let formatVersion = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

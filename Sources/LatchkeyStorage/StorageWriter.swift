@@ -14,6 +14,12 @@ package struct StorageWriter {
             .execute(arguments: [name, value])
     }
 
+    /// Records in `meta.format` the format version this build writes, so that older builds refuse the
+    /// file instead of misreading it (after a change they cannot follow, such as the row ledger).
+    package func markCurrentFormat() throws {
+        try setMeta("format", Data("\(StorageSchema.formatVersion)".utf8))
+    }
+
     /// Inserts an unlock slot and returns its id.
     @discardableResult
     package func insertSlot(_ slot: SlotRow) throws -> Int64 {

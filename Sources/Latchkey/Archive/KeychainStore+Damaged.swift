@@ -41,23 +41,30 @@ extension KeychainStore {
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
         let filter = try rowFilter(plan, tokens: tokens, limit: nil)
-        let damaged = try mappingErrors {
-            try storage.read { reader -> [Data] in
+        let (damaged, visible) = try mappingErrors {
+            try storage.read { reader -> ([Data], Set<Data>) in
                 let (opened, corrupt) = try self.openRows(
                     reader: reader,
                     plan: plan,
                     filter: filter,
                     withSecret: includingSecrets,
-                    snapshot
+                    snapshot,
+                    checkingLedger: false
                 )
                 let selected = try reader.select(from: plan.table, where: filter, includeSecret: false)
-                guard corrupt > 0 || opened.count != selected.count else { return [] }
+                let visible = Set(selected.map(\.persistref))
+                guard corrupt > 0 || opened.count != selected.count else { return ([], visible) }
                 let authentic = Set(opened.map(\.row.persistref))
-                return selected.map(\.persistref).filter { !authentic.contains($0) }
+                return (selected.map(\.persistref).filter { !authentic.contains($0) }, visible)
             }
         }
-        return damaged.map {
-            DamagedItem(itemClass: plan.itemClass, persistentReference: Self.persistentReference(plan.itemClass, $0))
+        // Rows that decrypt but are not the ones the keychain last stored (restored from an older copy)
+        // are damaged for a backup too: it would otherwise carry an old secret forward as current.
+        let notAsStored = try ledgerReport().mismatched.filter {
+            $0.prefix(4) == Data(plan.itemClass.rawValue.utf8) && visible.contains($0.suffix(16))
         }
+        let damagedReferences = damaged.map { Self.persistentReference(plan.itemClass, $0) }
+        let all = damagedReferences + notAsStored.filter { !damagedReferences.contains($0) }
+        return all.map { DamagedItem(itemClass: plan.itemClass, persistentReference: $0) }
     }
 }

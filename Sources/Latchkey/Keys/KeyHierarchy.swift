@@ -22,7 +22,12 @@ enum KeyHierarchy {
     static func classContext(_ keyClass: Accessibility, fileID: Data) -> Data {
         Data("latchkey/v1/class/\(keyClass.rawValue)".utf8) + fileID
     }
-    static func indexContext(fileID: Data) -> Data { Data("latchkey/v1/index".utf8) + fileID }
+    /// The index key's associated data: `latchkey/v2/index` in a file that keeps a row ledger (format 2),
+    /// `latchkey/v1/index` in a format 1 file. The version is bound into the wrapping, so a ledger file
+    /// cannot be passed off as one without a ledger by editing unauthenticated fields.
+    static func indexContext(fileID: Data, ledger: Bool = true) -> Data {
+        Data((ledger ? "latchkey/v2/index" : "latchkey/v1/index").utf8) + fileID
+    }
 
     /// The KEK under which the master-side wrapping of `keyClass` is made, or `nil` when the class has
     /// none (dku is device-only) or the device secret it needs is missing.
@@ -97,6 +102,10 @@ enum KeyHierarchy {
                 )
             )
         }
+        try writer.setMeta(
+            LedgerSeal.metaName,
+            LedgerSeal.empty.encoded(LedgerContext(tokenizer: IndexTokenizer(key: index)))
+        )
         for keyClass in Accessibility.allCases {
             let classKey = KeyWrap.randomKey()
             let context = classContext(keyClass, fileID: fileID)

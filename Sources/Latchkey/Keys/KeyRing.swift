@@ -12,6 +12,33 @@ final class KeyRing: Sendable {
         var tokens: TokenCache?
         var classKeys: [Accessibility: SymmetricKey] = [:]
         var master: SymmetricKey?
+        /// The index key (tokens and the row ledger's keys are derived from it).
+        var indexKey: SymmetricKey?
+        /// Whether the file keeps a row ledger (its index key is wrapped under the format 2 context).
+        var ledgerRequired = false
+    }
+
+    /// Unwraps the index key under the format 2 context, else the format 1 one; `ledger` tells which.
+    static func unwrapIndex(
+        _ wrapped: Data,
+        kek: SymmetricKey,
+        fileID: Data
+    ) throws -> (key: SymmetricKey, ledger: Bool) {
+        do {
+            let key = try KeyWrap.unwrap(
+                wrapped,
+                with: kek,
+                context: KeyHierarchy.indexContext(fileID: fileID, ledger: true)
+            )
+            return (key, true)
+        } catch {
+            let key = try KeyWrap.unwrap(
+                wrapped,
+                with: kek,
+                context: KeyHierarchy.indexContext(fileID: fileID, ledger: false)
+            )
+            return (key, false)
+        }
     }
 
     let fileID: Data
@@ -27,13 +54,15 @@ final class KeyRing: Sendable {
         var snapshot = Snapshot()
         if let device {
             if let wrapped = indexByDevice,
-                let index = try? KeyWrap.unwrap(
+                let index = try? Self.unwrapIndex(
                     wrapped,
-                    with: KeyHierarchy.indexKEK(device: device, fileID: fileID),
-                    context: KeyHierarchy.indexContext(fileID: fileID)
+                    kek: KeyHierarchy.indexKEK(device: device, fileID: fileID),
+                    fileID: fileID
                 )
             {
-                snapshot.tokens = TokenCache(tokenizer: IndexTokenizer(key: index))
+                snapshot.tokens = TokenCache(tokenizer: IndexTokenizer(key: index.key))
+                snapshot.indexKey = index.key
+                snapshot.ledgerRequired = index.ledger
             }
             for row in classKeys {
                 guard let keyClass = Accessibility(rawValue: row.keyClass), let wrapped = row.byDevice,
@@ -74,25 +103,36 @@ final class KeyRing: Sendable {
             }
         }
         var tokens: TokenCache?
+        var index: (key: SymmetricKey, ledger: Bool)?
         if let wrapped = indexByMaster {
             do {
-                let index = try KeyWrap.unwrap(
+                index = try Self.unwrapIndex(
                     wrapped,
-                    with: KeyHierarchy.indexKEK(master: master, fileID: fileID),
-                    context: KeyHierarchy.indexContext(fileID: fileID)
+                    kek: KeyHierarchy.indexKEK(master: master, fileID: fileID),
+                    fileID: fileID
                 )
-                tokens = TokenCache(tokenizer: IndexTokenizer(key: index))
+                tokens = index.map { TokenCache(tokenizer: IndexTokenizer(key: $0.key)) }
             } catch {
-                throw KeychainError(.decode, "The keychain's index key is damaged.", underlying: error.description)
+                throw KeychainError(.decode, "The keychain's index key is damaged.", underlying: "\(error)")
             }
         }
         state.withLock { snapshot in
             snapshot.master = master
             snapshot.lockState = .unlocked
-            if snapshot.tokens == nil { snapshot.tokens = tokens }
+            if snapshot.tokens == nil {
+                snapshot.tokens = tokens
+                snapshot.indexKey = index?.key
+            }
+            // Either copy under the format 2 context means the file keeps a ledger.
+            if index?.ledger == true { snapshot.ledgerRequired = true }
             snapshot.classKeys.merge(unwrapped) { current, _ in current }
             lockStates.publish(.unlocked)
         }
+    }
+
+    /// Records that the file now keeps a row ledger (after this process upgraded it).
+    func markLedgerRequired() {
+        state.withLock { $0.ledgerRequired = true }
     }
 
     /// Forgets the master key and the keys of classes that need "unlocked".

@@ -7,6 +7,8 @@ import Synchronization
 /// small memo of recently used ones (see `RecentTokens`).
 struct TokenCache: Sendable {
     let tokenizer: IndexTokenizer
+    /// The row ledger's keys (derived from the same index key).
+    let ledger: LedgerContext
     private let recent = RecentTokens()
     private let classByToken: [ItemTable: [Data: Accessibility]]
     private let tokenByClass: [ItemTable: [Accessibility: Data]]
@@ -20,6 +22,7 @@ struct TokenCache: Sendable {
 
     init(tokenizer: IndexTokenizer) {
         self.tokenizer = tokenizer
+        self.ledger = LedgerContext(tokenizer: tokenizer)
         var domains: [ItemTable: [AttributeName: DomainTokenizer]] = [:]
         var primaryKeyDomains: [ItemTable: DomainTokenizer] = [:]
         for table in ItemTable.allCases {

@@ -163,6 +163,7 @@ enum ItemCrypto {
                 row.secret = try RecordCodec.withEncodedSecret(secret) { plaintext in
                     try seal(plaintext, key: itemKey, context: secretParts(table, persistref))
                 }
+                row.hasSecret = true
             }
             return row
         }

@@ -16,14 +16,49 @@ final class ItemTransaction {
     let writer: StorageWriter
     let snapshot: KeyRing.Snapshot
     let tokens: TokenCache
+    /// The row ledger's part of this transaction (`nil` in a format 1 file).
+    let ledger: LedgerWrite?
     /// Whether an item changed (the change counter is bumped once, at commit).
     private(set) var changed = false
 
-    init(store: KeychainStore, writer: StorageWriter, snapshot: KeyRing.Snapshot, tokens: TokenCache) {
+    init(
+        store: KeychainStore,
+        writer: StorageWriter,
+        snapshot: KeyRing.Snapshot,
+        tokens: TokenCache,
+        ledger: LedgerWrite?
+    ) {
         self.store = store
         self.writer = writer
         self.snapshot = snapshot
         self.tokens = tokens
+        self.ledger = ledger
+    }
+
+    /// Inserts a row and notes it in the ledger.
+    private func insertRow(_ row: ItemRow, into table: ItemTable) throws {
+        var inserted = row
+        inserted.id = try writer.insert(row, into: table)
+        ledger?.wrote(inserted, in: table)
+    }
+
+    /// Rewrites a row (its id set) and notes it in the ledger.
+    private func updateRow(_ row: ItemRow, in table: ItemTable) throws {
+        try writer.update(row, in: table)
+        ledger?.wrote(row, in: table)
+    }
+
+    /// Deletes a row and notes it in the ledger.
+    private func deleteRow(id: Int64, from table: ItemTable) throws {
+        try writer.delete(id: id, from: table)
+        ledger?.deleted(id: id, in: table)
+    }
+
+    /// Rows read directly inside this transaction, checked against the ledger.
+    private func selectChecked(_ table: ItemTable, _ filter: RowFilter) throws -> [ItemRow] {
+        let rows = try writer.reader.select(from: table, where: filter, includeSecret: false)
+        try ledger?.check(rows, in: table)
+        return rows
     }
 
     /// The live items matching `query` inside the transaction (empty when none match).
@@ -37,7 +72,8 @@ final class ItemTransaction {
             plan: plan,
             filter: filter,
             withSecret: withData,
-            snapshot
+            snapshot,
+            ledger: ledger
         )
         return (plan, rows)
     }
@@ -55,7 +91,7 @@ final class ItemTransaction {
         -> FoundItem
     {
         let new = try sealNew(itemClass, attributes: attributes, data: data)
-        try writeReplacing(new.row, in: new.table) { try writer.insert(new.row, into: new.table) }
+        try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table) }
         changed = true
         return new.item
     }
@@ -72,7 +108,7 @@ final class ItemTransaction {
     {
         let new = try sealNew(itemClass, attributes: attributes, data: data)
         do {
-            try writeReplacing(new.row, in: new.table) { try writer.insert(new.row, into: new.table) }
+            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table) }
             changed = true
             return new.item
         } catch {
@@ -85,7 +121,8 @@ final class ItemTransaction {
             plan: plan,
             filter: filter,
             withSecret: true,
-            snapshot
+            snapshot,
+            ledger: ledger
         )
         guard let existing = rows.first else {
             throw KeychainError(.duplicateItem, "The specified item already exists in the keychain.")
@@ -118,20 +155,16 @@ final class ItemTransaction {
     func restore(_ item: NewItem, replacingExisting: Bool) throws -> KeychainStore.RestoreOutcome {
         let new = try sealNew(item.itemClass, attributes: item.attributes, data: item.data, restoring: true)
         do {
-            try writeReplacing(new.row, in: new.table) { try writer.insert(new.row, into: new.table) }
+            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table) }
             changed = true
             return .added
         } catch {
             guard (error as? KeychainError)?.code == .duplicateItem else { throw error }
         }
         guard replacingExisting else { return .duplicate }
-        let existing = try writer.reader.select(
-            from: new.table,
-            where: RowFilter(primaryKey: new.row.primaryKey),
-            includeSecret: false
-        )
-        if let oldID = existing.first?.id { try writer.delete(id: oldID, from: new.table) }
-        try writer.insert(new.row, into: new.table)
+        let existing = try selectChecked(new.table, RowFilter(primaryKey: new.row.primaryKey))
+        if let oldID = existing.first?.id { try deleteRow(id: oldID, from: new.table) }
+        try insertRow(new.row, into: new.table)
         changed = true
         return .replaced
     }
@@ -241,9 +274,9 @@ final class ItemTransaction {
         )
         row.id = item.row.id
         let batchIDs = Set(batch.compactMap(\.row.id))
-        try writeReplacing(row, in: plan.table, sparing: batchIDs) { try writer.update(row, in: plan.table) }
+        try writeReplacing(row, in: plan.table, sparing: batchIDs) { try updateRow(row, in: plan.table) }
         if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
-            try writer.insert(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
+            try insertRow(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
         }
         changed = true
         return FoundItem(
@@ -292,7 +325,7 @@ final class ItemTransaction {
             else {
                 throw KeychainError(.duplicateItem, "The specified item already exists in the keychain.")
             }
-            try writer.delete(id: oldID, from: table)
+            try deleteRow(id: oldID, from: table)
             try write()
         }
     }
@@ -303,9 +336,9 @@ final class ItemTransaction {
         if item.attributes[.synchronizable]?.numberValue == 1 {
             var tombstone = try tombstone(of: item, plan: plan, fresh: false)
             tombstone.id = id
-            try writer.update(tombstone, in: plan.table)
+            try updateRow(tombstone, in: plan.table)
         } else {
-            try writer.delete(id: id, from: plan.table)
+            try deleteRow(id: id, from: plan.table)
         }
         changed = true
     }
@@ -348,12 +381,30 @@ extension KeychainStore {
     func transaction<T>(_ body: (ItemTransaction) throws -> T) throws(KeychainError) -> T {
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
-        let result = try write { writer in
-            let transaction = ItemTransaction(store: self, writer: writer, snapshot: snapshot, tokens: tokens)
-            let result = try body(transaction)
-            if transaction.changed { try writer.bumpChangeCounter() }
-            return (result, transaction.changed)
+        var delta: RowLedger.Delta?
+        let result: (T, Bool)
+        do {
+            result = try write { writer in
+                let ledgerWrite = try beginLedgerWrite(writer, snapshot, tokens)
+                let transaction = ItemTransaction(
+                    store: self,
+                    writer: writer,
+                    snapshot: snapshot,
+                    tokens: tokens,
+                    ledger: ledgerWrite
+                )
+                let result = try body(transaction)
+                if transaction.changed {
+                    try writer.bumpChangeCounter()
+                    delta = try ledgerWrite?.seal(writer)
+                }
+                return (result, transaction.changed)
+            }
+        } catch {
+            if delta != nil { ledger.abandon() }
+            throw error
         }
+        if let delta { ledger.commit(delta) }
         if result.1 { ChangeMonitor.noteLocalWrite(to: self) }
         return result.0
     }

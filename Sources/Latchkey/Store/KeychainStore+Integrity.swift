@@ -11,23 +11,44 @@ public struct IntegrityReport: Sendable, Hashable, Codable {
     public var undecryptable: [Data]
     /// Items skipped because their class is locked in this process.
     public var locked: Int
+    /// The row ledger's verdict (rollback detection); `nil` when the index key is not available.
+    public var ledger: LedgerReport?
 
-    /// Whether SQLite is sound and every readable item authenticated.
-    public var isSound: Bool { sqlite == ["ok"] && undecryptable.isEmpty }
+    /// Whether SQLite is sound, every readable item authenticated and every row matches the ledger.
+    public var isSound: Bool { sqlite == ["ok"] && undecryptable.isEmpty && ledger?.isSound != false }
 }
 
 extension KeychainStore {
-    /// Checks the database structure and decrypts every item the current lock state allows.
+    /// Checks the database structure, decrypts every item the current lock state allows and compares every
+    /// row with the row ledger.
     public func verifyIntegrity() throws(KeychainError) -> IntegrityReport {
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
-        return try mappingErrors {
+        var report = try itemIntegrity(snapshot, tokens)
+        do {
+            report.ledger = try ledgerReport()
+        } catch {
+            guard error.code == .decode else { throw error }
+            report.ledger = LedgerReport(enabled: true, generation: 0, rows: 0, mismatched: [], rowsMissing: false)
+            report.ledger?.sealDamaged = true
+        }
+        return report
+    }
+
+    private func itemIntegrity(
+        _ snapshot: KeyRing.Snapshot,
+        _ tokens: TokenCache
+    ) throws(KeychainError)
+        -> IntegrityReport
+    {
+        try mappingErrors {
             try storage.read { reader in
                 var report = IntegrityReport(
                     sqlite: try reader.integrityCheck(),
                     verified: 0,
                     undecryptable: [],
-                    locked: 0
+                    locked: 0,
+                    ledger: nil
                 )
                 for itemClass in ItemClass.storable {
                     guard let table = itemClass.table else { continue }

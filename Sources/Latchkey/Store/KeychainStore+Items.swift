@@ -123,11 +123,21 @@ extension KeychainStore {
         if !IdentityJoin.isIdentity(query) {
             let plan = try plan(query)
             if plan.fullyIndexed, plan.persistref == nil, query.hostOrSubdomain == nil {
-                let tokens = try tokenCache(keys.snapshot())
+                let snapshot = keys.snapshot()
+                let tokens = try tokenCache(snapshot)
                 let filter = try rowFilter(plan, tokens: tokens, limit: 1)
                 return try mappingErrors {
                     try storage.read { reader in
-                        try !reader.select(from: plan.table, where: filter, includeSecret: false).isEmpty
+                        let rows = try reader.select(from: plan.table, where: filter, includeSecret: false)
+                        let mismatched = try checkLedger(
+                            rows,
+                            in: plan.table,
+                            reader: reader,
+                            snapshot,
+                            tokens,
+                            write: nil
+                        )
+                        return rows.count > mismatched.count
                     }
                 }
             }

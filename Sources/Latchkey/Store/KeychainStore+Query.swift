@@ -97,14 +97,19 @@ extension KeychainStore {
         plan: QueryPlan,
         filter: RowFilter,
         withSecret: Bool,
-        _ snapshot: KeyRing.Snapshot
+        _ snapshot: KeyRing.Snapshot,
+        ledger write: LedgerWrite? = nil,
+        checkingLedger: Bool = true
     ) throws -> (rows: [OpenedRow], corrupt: Int) {
         let tokens = try tokenCache(snapshot)
         let rows = try reader.select(from: plan.table, where: filter, includeSecret: withSecret)
+        let mismatched =
+            checkingLedger
+            ? try checkLedger(rows, in: plan.table, reader: reader, snapshot, tokens, write: write) : []
         var result: [OpenedRow] = []
         result.reserveCapacity(rows.count)
-        var corrupt = 0
-        for row in rows {
+        var corrupt = mismatched.count
+        for (index, row) in rows.enumerated() where !mismatched.contains(index) {
             guard let keyClass = tokens.keyClass(of: row.tokens["kc"], in: plan.table) else {
                 corrupt += 1
                 continue

@@ -67,12 +67,26 @@ public final class KeychainStore: Sendable {
     public let options: Options
     let storage: StorageFile
     let keys: KeyRing
+    /// Rollback detection for this open file (shared by every scoped view of it).
+    let ledger: RowLedger
 
-    private init(path: String, options: Options, storage: StorageFile, keys: KeyRing) {
+    private init(path: String, options: Options, storage: StorageFile, keys: KeyRing, ledger: RowLedger = RowLedger()) {
         self.path = path
         self.options = options
         self.storage = storage
         self.keys = keys
+        self.ledger = ledger
+    }
+
+    /// The same open keychain (file, keys, lock state) seen with other access groups: what the agent hands
+    /// each client, whose groups come from its identity rather than from its own claim.
+    ///
+    /// The returned store shares everything with this one but `options.accessGroups`; it is as cheap as a
+    /// value and may be made per request.
+    public func scoped(accessGroups: [String]) -> KeychainStore {
+        var scopedOptions = options
+        scopedOptions.accessGroups = accessGroups
+        return KeychainStore(path: path, options: scopedOptions, storage: storage, keys: keys, ledger: ledger)
     }
 
     /// The lock state in this process.
@@ -225,6 +239,7 @@ public final class KeychainStore: Sendable {
         }
         let master = try KeyHierarchy.unlockMaster(slots: slots, credential: credential, fileID: keys.fileID)
         try keys.unlock(master: master, indexByMaster: indexByMaster, classKeys: classKeys)
+        adoptLedgerIfNeeded(master: master)
         options.logger.debug("keychain unlocked", metadata: ["path": "\(path)"])
     }
 

@@ -6,7 +6,17 @@ extension KeychainStore {
     /// Every item of `itemClass` visible to this process (synchronizable or not), oldest first; empty when none.
     func allItems(_ itemClass: ItemClass, withData: Bool) throws -> [FoundItem] {
         try ignoringNotFound {
-            try find(ItemQuery(itemClass, synchronizable: .any), limit: .all, withData: withData)
+            // Damaged items were named (or refused) before this listing: skip them here.
+            try perform(
+                .find(
+                    FindRequest(
+                        ItemQuery(itemClass, synchronizable: .any),
+                        limit: .all,
+                        withData: withData,
+                        corruptRows: .skip
+                    )
+                )
+            ).items()
         } ?? []
     }
 }
