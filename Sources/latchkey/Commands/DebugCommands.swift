@@ -8,7 +8,7 @@ struct Debug: ParsableCommand {
         commandName: "debug",
         abstract: "Diagnostics and test support.",
         shouldDisplay: false,
-        subcommands: [StressAdd.self, Verify.self, ListAccounts.self]
+        subcommands: [StressAdd.self, StressUpdate.self, Verify.self, ListAccounts.self]
     )
 
     /// Adds `count` generic passwords (service `stress`, account `<prefix>-<n>`, secret `secret-<prefix>-<n>`),
@@ -31,6 +31,39 @@ struct Debug: ParsableCommand {
                         data: SecretData(string: "secret-\(account)")
                     )
                     FileHandle.standardOutput.write(Data("ok \(account)\n".utf8))
+                }
+            }
+        }
+    }
+
+    /// Updates existing generic passwords (service `stress`, accounts `u-0` … `u-<accounts-1>`) in turn: update
+    /// `n` sets account `u-<n % accounts>`'s secret to `secret-<prefix>-<n>` and its comment to
+    /// `comment-<prefix>-<n>` in one transaction, then prints `ok u-<k> <prefix>-<n>` and flushes.
+    struct StressUpdate: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "stress-update")
+        @OptionGroup var keychain: KeychainOptions
+        @Option var prefix: String
+        @Option var accounts: Int = 8
+        @Option var count: Int = 500
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try keychain.open()
+                for index in 0..<count {
+                    let account = "u-\(index % max(accounts, 1))"
+                    let tag = "\(prefix)-\(index)"
+                    let query = ItemQuery(
+                        .genericPassword,
+                        attributes: [.service: .string("stress"), .account: .string(account)]
+                    )
+                    try store.update(
+                        query,
+                        with: ItemChanges(
+                            attributes: [.comment: .string("comment-\(tag)")],
+                            data: SecretData(string: "secret-\(tag)")
+                        )
+                    )
+                    FileHandle.standardOutput.write(Data("ok \(account) \(tag)\n".utf8))
                 }
             }
         }
