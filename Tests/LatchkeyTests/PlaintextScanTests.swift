@@ -212,6 +212,84 @@ struct PlaintextScanTests {
         )
     }
 
+    /// Backups written to files: an `export` archive holds no secret and no attribute value (every item is
+    /// encrypted under the archive passphrase), and `dump-keychain` without `-d` holds no secret (it shows
+    /// attributes by design). The archive is then imported into another keychain, to show that the scan read
+    /// a real backup of every item.
+    @Test func exportArchivesAndDumpsWithoutSecretsHoldNoSecretInPlaintext() throws {
+        let keychain = TemporaryKeychain(accessGroups: [Self.accessGroup])
+        let store = try keychain.open()
+        for itemClass in ItemClass.storable {
+            // No access control: a backup made without a terminal cannot confirm the user's presence.
+            var attributes = Self.attributes(for: itemClass)
+            attributes[.accessControl] = nil
+            try store.add(itemClass, attributes: attributes, data: Self.secret(itemClass))
+        }
+        let deviceOnly = ["MRK-aku-acct-Zq7", "MRK-aku-svce-Zq7", "MRK-aku-secret-Zq7"]
+        try store.add(
+            .genericPassword,
+            attributes: [
+                .account: .string(deviceOnly[0]), .service: .string(deviceOnly[1]),
+                .accessible: .string(Accessibility.whenUnlockedThisDeviceOnly.rawValue),
+            ],
+            data: SecretData(string: deviceOnly[2])
+        )
+        try store.close()
+        let markers = Self.allMarkers(accessGroup: Self.accessGroup) + deviceOnly
+        let secrets = ItemClass.storable.map { Self.marker($0, "secret") } + [deviceOnly[2]]
+        let archivePassphrase = "MRK-archive-passphrase-Zq7"
+        let environment = CLIRunner.environment(keychain)
+
+        let archive = keychain.directory + "/backup.lkar"
+        let exported = try CLIRunner.latchkey(
+            ["export", "-o", archive, "--passphrase-stdin", "--kdf-cost", "testing"],
+            environment: environment,
+            input: archivePassphrase + "\n"
+        )
+        try #require(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.contains("exported \(ItemClass.storable.count) items"), "\(exported.stdout)")
+        let sealed = try #require(FileManager.default.contents(atPath: archive))
+        #expect(sealed.count > markers.count * 20, "the archive holds the items: \(sealed.count) bytes")
+        let archiveLeaks = Self.occurrences(
+            of: markers + [archivePassphrase, "correct horse battery staple"],
+            in: sealed
+        )
+        #expect(archiveLeaks.isEmpty, "the archive contains \(archiveLeaks)")
+        let deviceSecret = try #require(FileManager.default.contents(atPath: keychain.deviceSecretPath))
+        #expect(sealed.range(of: deviceSecret) == nil, "the archive contains the device secret")
+        let mode = try FileManager.default.attributesOfItem(atPath: archive)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        for (name, arguments) in [("dump.txt", ["dump-keychain"]), ("dump.json", ["dump-keychain", "--json"])] {
+            let dumped = try CLIRunner.latchkey(arguments, environment: environment)
+            try #require(dumped.status == 0, "\(name): \(dumped.stderr)")
+            let file = keychain.directory + "/" + name
+            try dumped.stdoutData.write(to: URL(fileURLWithPath: file))
+            let written = try #require(FileManager.default.contents(atPath: file))
+            let leaks = Self.occurrences(of: secrets + ["correct horse battery staple"], in: written)
+            #expect(leaks.isEmpty, "\(name) contains \(leaks)")
+            // The dump lists every item's attributes, so the scan read a dump of them all.
+            for itemClass in ItemClass.storable {
+                #expect(written.range(of: Data(Self.marker(itemClass, "labl").utf8)) != nil, "\(name): \(itemClass)")
+            }
+        }
+
+        // The archive restores every portable item with its secret.
+        let restoredKeychain = TemporaryKeychain(accessGroups: [Self.accessGroup])
+        let imported = try CLIRunner.latchkey(
+            ["import", archive, "--passphrase-stdin"],
+            environment: CLIRunner.environment(restoredKeychain),
+            input: archivePassphrase + "\n"
+        )
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let restored = try restoredKeychain.open()
+        for itemClass in ItemClass.storable {
+            let query = ItemQuery(itemClass, attributes: [.label: .string(Self.marker(itemClass, "labl"))])
+            #expect(try restored.findOne(query, withData: true).data == Self.secret(itemClass), "\(itemClass)")
+        }
+        try restored.close()
+    }
+
     /// Proves the scanner itself works: a plaintext file holding every marker in every encoding is caught.
     @Test func scannerFindsEveryMarkerInAPlaintextControlFile() throws {
         let keychain = TemporaryKeychain(accessGroups: [Self.accessGroup])
