@@ -65,10 +65,19 @@ let package = Package(
             dependencies: ["Latchkey"],
             swiftSettings: strict
         ),
+        .target(name: "CLatchkeyAgent"),
+        .target(
+            name: "LatchkeyAgent",
+            dependencies: [
+                "Latchkey", "LatchkeyCrypto", "CLatchkeyAgent",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "Latchkey",
+                "Latchkey", "LatchkeyAgent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -107,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyTests",
             dependencies: [
-                "Latchkey", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
+                "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

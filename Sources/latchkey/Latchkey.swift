@@ -30,6 +30,7 @@ struct LatchkeyCommand: ParsableCommand {
             DumpKeychain.self, FindCertificate.self, FindKey.self,
             Export.self, Import.self,
             GitCredential.self,
+            AgentCommand.self, UnlockAgent.self, LockAgent.self, AccessCommand.self,
             Debug.self,
         ]
     )

@@ -30,7 +30,7 @@ struct AddGenericPassword: ParsableCommand {
             attributes[.service] = .string(service ?? "")
             if let generic { attributes[.generic] = .data(Data(generic.utf8)) }
             if let accessible = try accessibility.value { attributes[.accessible] = .string(accessible.rawValue) }
-            let store = try keychain.open()
+            let store = try keychain.service()
             try store.addOrUpdate(.genericPassword, attributes: attributes, data: secret, update: update)
         }
     }
@@ -65,9 +65,9 @@ struct FindGenericPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open()
+            let store = try keychain.service()
             let item = try store.findOneConfirmingPresence(match.query, withData: show.wantsSecret)
-            try show.print(item, keychain: store.path, json: output.json)
+            try show.print(item, keychain: keychain.path, json: output.json)
         }
     }
 }
@@ -110,7 +110,7 @@ struct DeleteGenericPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open()
+            let store = try keychain.service()
             let count = try store.deleteMatches(match.query, all: all)
             print(count == 1 ? "password has been deleted." : "\(count) passwords have been deleted.")
         }

@@ -44,8 +44,8 @@ struct GitCredential: ParsableCommand {
         try runReportingErrors {
             if operation != "store" && !FileManager.default.fileExists(atPath: keychain.path) { return }
             let prompt = ProcessInfo.processInfo.environment["GIT_TERMINAL_PROMPT"] != "0"
-            let store = try keychain.open(unlock: prompt, promptOnControllingTerminal: true)
-            FastPath.openStore = store  // git runs a helper per request: keep the WAL, as the fast path does.
+            let store = try keychain.service(unlock: prompt, promptOnControllingTerminal: true)
+            FastPath.openStore = store as? KeychainStore  // git runs a helper per request: keep the WAL open.
             switch operation {
             case "get": try get(store, key: key, request: request)
             case "store": try save(store, key: key, request: request)
@@ -55,7 +55,7 @@ struct GitCredential: ParsableCommand {
     }
 
     private func matches(
-        _ store: KeychainStore,
+        _ store: any KeychainService,
         key: [AttributeName: AttributeValue],
         username: String?,
         withData: Bool
@@ -69,8 +69,11 @@ struct GitCredential: ParsableCommand {
         } ?? []
     }
 
-    private func get(_ store: KeychainStore, key: [AttributeName: AttributeValue], request: GitCredentialRequest) throws
-    {
+    private func get(
+        _ store: any KeychainService,
+        key: [AttributeName: AttributeValue],
+        request: GitCredentialRequest
+    ) throws {
         guard let item = try matches(store, key: key, username: request.username, withData: true).first else { return }
         let secret = GitStoredSecret(decoding: item.data?.utf8String ?? "")
         var out = "username=\(item.attributes[.account]?.stringValue ?? "")\n"
@@ -81,7 +84,7 @@ struct GitCredential: ParsableCommand {
     }
 
     private func save(
-        _ store: KeychainStore,
+        _ store: any KeychainService,
         key: [AttributeName: AttributeValue],
         request: GitCredentialRequest
     ) throws {
@@ -105,7 +108,7 @@ struct GitCredential: ParsableCommand {
     }
 
     private func erase(
-        _ store: KeychainStore,
+        _ store: any KeychainService,
         key: [AttributeName: AttributeValue],
         request: GitCredentialRequest
     ) throws {

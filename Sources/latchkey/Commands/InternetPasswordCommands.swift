@@ -56,7 +56,7 @@ struct AddInternetPassword: ParsableCommand {
             var attributes = common.attributes.merging(internet.attributes) { _, new in new }
             attributes[.account] = attributes[.account] ?? .string("")
             if let accessible = try accessibility.value { attributes[.accessible] = .string(accessible.rawValue) }
-            let store = try keychain.open()
+            let store = try keychain.service()
             try store.addOrUpdate(.internetPassword, attributes: attributes, data: secret, update: update)
         }
     }
@@ -87,9 +87,9 @@ struct FindInternetPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open()
+            let store = try keychain.service()
             let item = try store.findOneConfirmingPresence(match.query, withData: show.wantsSecret)
-            try show.print(item, keychain: store.path, json: output.json)
+            try show.print(item, keychain: keychain.path, json: output.json)
         }
     }
 }
@@ -108,7 +108,7 @@ struct DeleteInternetPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open()
+            let store = try keychain.service()
             let count = try store.deleteMatches(match.query, all: all)
             print(count == 1 ? "password has been deleted." : "\(count) passwords have been deleted.")
         }

@@ -77,14 +77,16 @@ struct CreateKeychain: ParsableCommand {
     }
 }
 
-/// `show-keychain-info`: path, lock state in this process, protections and item counts.
+/// `show-keychain-info`: path, lock state (this process's, or the agent's), protections and item counts.
 struct ShowKeychainInfo: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show-keychain-info",
         abstract: "Show a keychain's state.",
         discussion: """
-            The lock state is this process's: it is unlocked when the environment (or -p/--key-file) unlocks \
-            it. Item counts need an unlocked keychain; they are omitted otherwise. No prompt is shown.
+            When a latchkey agent serves the keychain, the lock state is the agent's (shared by every client) \
+            and the item counts are those this executable sees through it. Otherwise the lock state is this \
+            process's: it is unlocked when the environment (or -p/--key-file) unlocks it. Item counts need an \
+            unlocked keychain; they are omitted otherwise. No prompt is shown.
             """
     )
 
@@ -98,17 +100,26 @@ struct ShowKeychainInfo: ParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
             }
+            let agent = try KeychainOpener.agent(serving: path)
             let store = try KeychainStore.open(
                 path: path,
-                credentials: try given.credentials() + UnlockCredential.fromEnvironment(),
+                credentials: agent == nil ? try given.credentials() + UnlockCredential.fromEnvironment() : [],
                 createIfMissing: false,
                 options: keychain.storeOptions
             )
+            let service: any KeychainService = agent ?? store
+            guard case .lockState(let lockState) = try service.perform(.lockState) else {
+                throw KeychainError(.internalComponent, "The keychain did not answer with its lock state.")
+            }
             var counts: [String: Int]?
-            if store.lockState == .unlocked {
+            if lockState == .unlocked {
                 var found: [String: Int] = [:]
                 for itemClass in ItemClass.storable {
-                    found[itemClass.rawValue] = try store.allItems(itemClass, withData: false).count
+                    let query = ItemQuery(itemClass, synchronizable: .any)
+                    found[itemClass.rawValue] =
+                        if let agent { try agent.findAll(query).count } else {
+                            try store.allItems(itemClass, withData: false).count
+                        }
                 }
                 counts = found
             }
@@ -117,16 +128,25 @@ struct ShowKeychainInfo: ParsableCommand {
             if output.json {
                 var object: [String: JSONValue] = [
                     "keychain": .string(store.path),
-                    "lockState": .string(store.lockState.rawValue),
+                    "lockState": .string(lockState.rawValue),
                     "hasPassphrase": .bool(hasPassphrase),
                     "fileSize": .integer(Int64(size)),
                     "items": counts.map { .object($0.mapValues { .integer(Int64($0)) }) } ?? .null,
                 ]
                 object["default"] = .bool(store.path == KeychainConfig.effectiveDefault())
+                if let agent {
+                    object["agent"] = .object([
+                        "socket": .string(agent.socketPath),
+                        "pid": .integer(Int64(agent.welcome.agentProcess)),
+                    ])
+                }
                 try JSONValue.object(object).print()
                 return
             }
-            var out = "Keychain \"\(store.path)\" \(store.lockState.rawValue)\n"
+            var out = "Keychain \"\(store.path)\" \(lockState.rawValue)\n"
+            if let agent {
+                out += "    agent: \(agent.socketPath) (pid \(agent.welcome.agentProcess)), shared lock state\n"
+            }
             out += "    passphrase: \(hasPassphrase ? "yes" : "no")\n"
             out += "    file size: \(size) bytes\n"
             if let counts {

@@ -129,8 +129,9 @@ enum FastPath {
     }
 
     static func find(_ parsed: Parsed, itemClass: ItemClass) throws {
-        let store = try KeychainOpener.open(path: path(parsed), options: KeychainStore.Options())
-        openStore = store
+        let path = path(parsed)
+        let store = try KeychainOpener.service(path: path, options: KeychainStore.Options())
+        openStore = store as? KeychainStore
         let item = try store.findOneConfirmingPresence(
             ItemQuery(itemClass, attributes: parsed.attributes),
             withData: parsed.passwordOnly
@@ -138,7 +139,7 @@ enum FastPath {
         if parsed.passwordOnly {
             FileHandle.standardOutput.write((item.data?.data ?? Data()) + Data("\n".utf8))
         } else {
-            ItemOutput.write(ItemOutput.human(item, keychain: store.path))
+            ItemOutput.write(ItemOutput.human(item, keychain: path))
         }
     }
 
@@ -153,8 +154,8 @@ enum FastPath {
         var attributes = parsed.attributes
         attributes[.account] = attributes[.account] ?? .string("")
         if itemClass == .genericPassword { attributes[.service] = attributes[.service] ?? .string("") }
-        let store = try KeychainOpener.open(path: path(parsed), options: KeychainStore.Options())
-        openStore = store
+        let store = try KeychainOpener.service(path: path(parsed), options: KeychainStore.Options())
+        openStore = store as? KeychainStore
         try store.addOrUpdate(itemClass, attributes: attributes, data: secret, update: parsed.update)
     }
 }

@@ -36,6 +36,18 @@ struct KeychainOptions: ParsableArguments {
         }
     }
 
+    /// The keychain as a service: the agent's client when a per-user agent serves this keychain (unless
+    /// `LATCHKEY_AGENT=off`), else the file opened in process as `open` does. Through the agent no
+    /// credential is read, no key is loaded and no database is opened in this process.
+    func service(unlock: Bool = true, promptOnControllingTerminal: Bool = false) throws -> any KeychainService {
+        try KeychainOpener.service(
+            path: path,
+            options: storeOptions,
+            unlock: unlock,
+            promptOnControllingTerminal: promptOnControllingTerminal
+        )
+    }
+
     /// Opens the keychain, creating it from the environment (or an interactive prompt) when missing, and
     /// unlocking it from the environment or a prompt when it is locked.
     ///
@@ -61,6 +73,38 @@ struct KeychainOptions: ParsableArguments {
 
 /// Opens a keychain the way every command does; shared by `KeychainOptions` and the fast path.
 enum KeychainOpener {
+    /// The agent's client when an agent answers and serves `path`; `nil` to open the file in process.
+    ///
+    /// - Throws: `notAvailable` when `LATCHKEY_AGENT=required` and no agent serves `path`; the agent's
+    ///   refusal (`missingEntitlement` for a group of `LATCHKEY_ACCESS_GROUPS` it does not grant).
+    static func agent(serving path: String) throws -> AgentClient? {
+        guard let agent = try AgentClient.discover() else { return nil }
+        if agent.serves(path) { return agent }
+        if AgentMode.current() == .required {
+            throw KeychainError(
+                .notAvailable,
+                "LATCHKEY_AGENT=required but the agent serves \(agent.welcome.keychain), not \(path)."
+            )
+        }
+        return nil
+    }
+
+    /// `path` as a service: the agent's client when an agent serves it, else `open(...)`.
+    static func service(
+        path: String,
+        options: KeychainStore.Options,
+        unlock: Bool = true,
+        promptOnControllingTerminal: Bool = false
+    ) throws -> any KeychainService {
+        if let agent = try agent(serving: path) { return agent }
+        return try open(
+            path: path,
+            options: options,
+            unlock: unlock,
+            promptOnControllingTerminal: promptOnControllingTerminal
+        )
+    }
+
     /// Opens `path`, creating it from the environment (or an interactive prompt) when missing, and unlocking
     /// it from the given credentials, the environment or a prompt when it is locked.
     static func open(

@@ -1,7 +1,7 @@
 import Foundation
 import Latchkey
 
-extension KeychainStore {
+extension KeychainService {
     /// The first item matching `query`; when the core answers that its secret needs user authentication
     /// (an item stored with a `kSecAttrAccessControl` constraint, -25315), asks for the keychain passphrase
     /// on the terminal (standard input, else the controlling terminal), checks it, and repeats the search with the confirmation.
@@ -12,14 +12,14 @@ extension KeychainStore {
         do {
             return try findOne(query, withData: withData, authentication: .ask)
         } catch {
-            guard (error as? KeychainError)?.code == .interactionRequired else { throw error }
+            guard error.code == .interactionRequired else { throw error }
         }
         let prompt = "The item is protected: keychain passphrase to confirm it is you: "
         let passphrase =
             Terminal.isInteractive
             ? try Terminal.readSecret(prompt: prompt) : try Terminal.readSecretFromControllingTerminal(prompt: prompt)
         do {
-            try unlock(with: .passphrase(passphrase))
+            _ = try perform(.unlock(.passphrase(passphrase)))
         } catch {
             throw KeychainError(.authFailed, "The passphrase is wrong; the protected item was not read.")
         }

@@ -1,0 +1,72 @@
+import Foundation
+import Latchkey
+import Logging
+
+/// How an agent runs: which keychain, which socket, which policy, when to lock by itself, where to log.
+public struct AgentConfiguration: Sendable {
+    /// The keychain file served to every client (`KeychainLocation.defaultKeychainPath()` by default).
+    public var keychainPath: String
+    /// The socket to listen on (`AgentLocation.socketPath()`); its directory is created with mode 0700.
+    public var socketPath: String
+    /// The access policy file (`AccessPolicy.defaultPath()`), read for each new connection.
+    public var policyPath: String
+    /// How the keychain is opened (device secret, busy timeout, clock). The access groups are ignored:
+    /// each client gets its own from its executable.
+    public var storeOptions: KeychainStore.Options
+    /// Lock the keychain after this many seconds without a request from any client; `nil` never.
+    public var idleLock: TimeInterval?
+    /// Where the idle time is measured; `SystemClock` unless a test injects one.
+    public var clock: any KeychainClock
+    /// At most this many connections are served at once; more are closed at once (and logged).
+    public var maximumConnections: Int
+    /// Diagnostics: connections, refusals, lock changes, operation names. Never a secret or an attribute value.
+    public var logger: Logger
+
+    /// The default configuration for this session.
+    ///
+    /// - Throws: `KeychainError.Code.notAvailable` when there is no runtime directory for the socket.
+    public static func standard(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(KeychainError) -> AgentConfiguration {
+        guard let socketPath = AgentLocation.socketPath(environment: environment) else {
+            throw KeychainError(
+                .notAvailable,
+                "There is no runtime directory for the agent's socket: XDG_RUNTIME_DIR is not set and /run/user/"
+                    + "\(geteuid()) does not exist."
+            )
+        }
+        return AgentConfiguration(
+            keychainPath: KeychainLocation.defaultKeychainPath(environment: environment),
+            socketPath: socketPath,
+            policyPath: AccessPolicy.defaultPath(environment: environment)
+        )
+    }
+
+    /// Makes a configuration.
+    public init(
+        keychainPath: String,
+        socketPath: String,
+        policyPath: String,
+        storeOptions: KeychainStore.Options = KeychainStore.Options(),
+        idleLock: TimeInterval? = nil,
+        clock: any KeychainClock = SystemClock(),
+        maximumConnections: Int = 256,
+        logger: Logger = AgentConfiguration.standardErrorLogger()
+    ) {
+        self.keychainPath = keychainPath
+        self.socketPath = socketPath
+        self.policyPath = policyPath
+        self.storeOptions = storeOptions
+        self.idleLock = idleLock
+        self.clock = clock
+        self.maximumConnections = maximumConnections
+        self.logger = logger
+    }
+
+    /// A logger writing to standard error at `info` level (`latchkey.agent`).
+    public static func standardErrorLogger() -> Logger {
+        var logger = Logger(label: "latchkey.agent") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .info
+        return logger
+    }
+}

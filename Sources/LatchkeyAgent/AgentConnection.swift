@@ -1,0 +1,195 @@
+import Foundation
+import Latchkey
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client connection of the agent, served on its own thread until the client hangs up.
+struct AgentConnection: Sendable {
+    let server: AgentServer
+    let descriptor: Int32
+
+    /// How long a new connection may take to send its hello, in seconds.
+    static let helloTimeout = 10
+
+    private var logger: Logger { server.configuration.logger }
+
+    /// Identifies the peer, runs the handshake, then answers operations until the peer closes the connection.
+    func serve() {
+        defer { close(descriptor) }
+        let peer: PeerIdentity
+        do throws(KeychainError) {
+            peer = try PeerIdentity.of(connection: descriptor)
+        } catch {
+            logger.warning("connection dropped: no peer credentials", metadata: ["error": "\(error.message)"])
+            return
+        }
+        guard peer.user == geteuid() else {
+            logger.warning(
+                "connection refused: another user",
+                metadata: ["uid": "\(peer.user)", "pid": "\(peer.process)"]
+            )
+            return
+        }
+        guard let scoped = handshake(peer) else { return }
+        while true {
+            let frame: Data
+            do throws(AgentFrame.Failure) {
+                frame = try AgentFrame.read(from: descriptor)
+            } catch {
+                if case .tooLarge = error {
+                    logger.warning("connection closed: frame too large", metadata: ["pid": "\(peer.process)"])
+                    reply(.failure(KeychainError(.param, "The request is larger than the agent accepts (16 MiB).")))
+                } else if error != .closed {
+                    logger.info("connection ended", metadata: ["pid": "\(peer.process)", "reason": "\(error)"])
+                }
+                return
+            }
+            guard reply(execute(frame, peer: peer, store: scoped)) else { return }
+        }
+    }
+
+    /// Reads the hello, decides the client's groups and answers; returns the store scoped to those groups,
+    /// or `nil` when the client was refused.
+    private func handshake(_ peer: PeerIdentity) -> KeychainStore? {
+        setReceiveTimeout(seconds: Self.helloTimeout)
+        let payload: Data
+        do throws(AgentFrame.Failure) {
+            payload = try AgentFrame.read(from: descriptor)
+        } catch {
+            logger.info(
+                "connection dropped before its hello",
+                metadata: ["pid": "\(peer.process)", "reason": "\(error)"]
+            )
+            return nil
+        }
+        setReceiveTimeout(seconds: 0)
+        do throws(KeychainError) {
+            let hello = try AgentHandshake.decode(AgentHandshake.Hello.self, from: payload)
+            guard let executable = peer.executable else {
+                throw KeychainError(.missingEntitlement, "The agent cannot read this process's executable.")
+            }
+            let groups = try accessGroups(for: executable, narrowedTo: hello.accessGroups)
+            let welcome = AgentWelcome(
+                keychain: server.keychainPath,
+                accessGroups: groups,
+                lockState: server.store.lockState,
+                executable: executable,
+                agentProcess: getpid()
+            )
+            try send(AgentHandshake.encode(AgentHandshake.Reply.accepted(welcome)))
+            logger.info(
+                "client connected",
+                metadata: ["pid": "\(peer.process)", "executable": "\(executable)", "groups": "\(groups.count)"]
+            )
+            return server.store.scoped(accessGroups: groups)
+        } catch {
+            logger.warning(
+                "client refused",
+                metadata: [
+                    "pid": "\(peer.process)", "executable": "\(peer.executable ?? "?")",
+                    "code": "\(error.code.rawValue)",
+                ]
+            )
+            _ = try? send(AgentHandshake.encode(AgentHandshake.Reply.refused(error)))
+            return nil
+        }
+    }
+
+    /// The executable's groups from the policy, narrowed to `requested` when the client asks.
+    private func accessGroups(for executable: String, narrowedTo requested: [String]?) throws(KeychainError) -> [String]
+    {
+        let policy: AccessPolicy
+        do {
+            policy = try AccessPolicy.load(from: server.configuration.policyPath)
+        } catch {
+            logger.error(
+                "access policy unreadable: only default groups are given",
+                metadata: ["error": "\(error.message)"]
+            )
+            policy = AccessPolicy()
+        }
+        let granted = policy.groups(forExecutable: executable)
+        guard let requested, !requested.isEmpty else { return granted }
+        let missing = requested.filter { !granted.contains($0) }
+        guard missing.isEmpty else {
+            throw KeychainError(
+                .missingEntitlement,
+                "LATCHKEY_ACCESS_GROUPS names \(missing.count == 1 ? "a group" : "groups") that the agent does not "
+                    + "grant \(executable); grant with: latchkey access grant \(executable) <group>"
+            )
+        }
+        return requested
+    }
+
+    private func execute(
+        _ frame: Data,
+        peer: PeerIdentity,
+        store: KeychainStore
+    ) -> Result<KeychainOutcome, KeychainError> {
+        let operation: KeychainOperation
+        do {
+            operation = try KeychainWireCodec.decodeOperation(frame)
+        } catch {
+            logger.warning("malformed request", metadata: ["pid": "\(peer.process)", "code": "\(error.code.rawValue)"])
+            return .failure(error)
+        }
+        server.noteRequest()
+        do {
+            let outcome = try store.perform(operation)
+            switch operation {
+            case .unlock, .lock:
+                logger.info(
+                    "lock state changed",
+                    metadata: [
+                        "operation": "\(operation.name)", "pid": "\(peer.process)",
+                        "lockState": "\(store.lockState.rawValue)",
+                    ]
+                )
+            default:
+                logger.debug("request served", metadata: ["operation": "\(operation.name)", "pid": "\(peer.process)"])
+            }
+            return .success(outcome)
+        } catch {
+            logger.debug(
+                "request failed",
+                metadata: [
+                    "operation": "\(operation.name)", "pid": "\(peer.process)", "code": "\(error.code.rawValue)",
+                ]
+            )
+            return .failure(error)
+        }
+    }
+
+    /// Sends a result; returns whether it was sent.
+    @discardableResult
+    private func reply(_ result: Result<KeychainOutcome, KeychainError>) -> Bool {
+        do {
+            let payload: Data
+            do {
+                payload = try KeychainWireCodec.encode(result)
+            } catch {
+                payload = try KeychainWireCodec.encode(.failure(error))
+            }
+            try send(payload)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private func send(_ payload: Data) throws(KeychainError) {
+        do {
+            try AgentFrame.write(payload, to: descriptor)
+        } catch {
+            throw KeychainError(.io, "The client went away: \(error).")
+        }
+    }
+
+    private func setReceiveTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+}

@@ -1,0 +1,179 @@
+import CLatchkeyAgent
+import Foundation
+import Latchkey
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The per-user agent: one open keychain, one lock state, served to every client process of the user
+/// over a Unix socket.
+///
+/// Each accepted connection is served by its own thread with blocking I/O: the kernel names the peer
+/// (`SO_PEERCRED`); a peer of another user is disconnected before anything is read; the executable of a
+/// peer of this user decides its access groups (`AccessPolicy`); then each frame is a `KeychainOperation`
+/// executed by the one `KeychainStore`, seen with that client's groups (`KeychainStore.scoped`), and
+/// answered with its outcome or error. Reads run in parallel; writes are serialised and durable by the
+/// store (`synchronous = FULL`) before their answer is sent. `.unlock` and `.lock` from any client change
+/// the state every client sees.
+///
+/// ```swift
+/// let server = try AgentServer.start(try AgentConfiguration.standard())
+/// // ... until SIGTERM:
+/// server.stop()
+/// ```
+public final class AgentServer: Sendable {
+    /// The configuration the agent runs with.
+    public let configuration: AgentConfiguration
+    /// The keychain file served, absolute and symlink-free.
+    public let keychainPath: String
+    let store: KeychainStore
+    let listener: AgentListener
+    let idleLock: IdleLock?
+    private let connections = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
+
+    private init(configuration: AgentConfiguration, keychainPath: String, store: KeychainStore, listener: AgentListener)
+    {
+        self.configuration = configuration
+        self.keychainPath = keychainPath
+        self.store = store
+        self.listener = listener
+        self.idleLock = configuration.idleLock.map { IdleLock(interval: $0, clock: configuration.clock) }
+    }
+
+    /// The socket the agent listens on.
+    public var socketPath: String { listener.path }
+
+    /// The lock state every client sees.
+    public var lockState: LockState { store.lockState }
+
+    /// Claims the socket, opens the keychain (locked, unless the agent's own environment names a
+    /// credential) and starts accepting connections on a background thread.
+    ///
+    /// - Throws: `KeychainError` — `.duplicateItem` when another agent runs on the socket (or answers on
+    ///   it), `.notAvailable`/`.io` when the socket cannot be made, or the keychain's own open errors
+    ///   (for example `.interactionNotAllowed` when it does not exist and there is no credential to create it).
+    public static func start(_ configuration: AgentConfiguration) throws(KeychainError) -> AgentServer {
+        let listener = try AgentListener.claim(configuration.socketPath)
+        let store: KeychainStore
+        do {
+            store = try KeychainStore.open(path: configuration.keychainPath, options: configuration.storeOptions)
+        } catch {
+            listener.close()
+            throw error
+        }
+        let server = AgentServer(
+            configuration: configuration,
+            keychainPath: AgentLocation.canonical(store.path),
+            store: store,
+            listener: listener
+        )
+        server.idleLock?.start { [weak server] in server?.lockForIdleness() }
+        let thread = Thread { [server] in server.acceptConnections() }
+        thread.name = "latchkey-agent-accept"
+        thread.start()
+        configuration.logger.info(
+            "agent started",
+            metadata: [
+                "socket": "\(listener.path)", "keychain": "\(server.keychainPath)",
+                "lockState": "\(store.lockState.rawValue)",
+            ]
+        )
+        return server
+    }
+
+    /// Stops accepting connections, removes the socket file (when it is still this agent's) and releases
+    /// the agent lock. Connections being served end when the process exits.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        idleLock?.stop()
+        listener.close()
+        configuration.logger.info("agent stopped", metadata: ["socket": "\(listener.path)"])
+    }
+
+    /// Runs an agent until SIGTERM, SIGINT or SIGHUP, then stops it.
+    ///
+    /// The process is hardened first (`ProcessHardening`). The signals are blocked in the calling thread
+    /// before any agent thread starts (so every thread inherits the mask) and taken with `sigwait`, so the
+    /// socket is removed on every ordinary stop.
+    ///
+    /// - Parameters:
+    ///   - configuration: How to run.
+    ///   - ready: Called once the socket accepts connections (the CLI prints its "ready" line there).
+    /// - Returns: The signal that stopped the agent.
+    /// - Throws: The errors of `start(_:)`.
+    public static func runUntilTerminated(
+        _ configuration: AgentConfiguration,
+        ready: (AgentServer) -> Void
+    ) throws(KeychainError) -> Int32 {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        ProcessHardening.apply(logger: configuration.logger)
+        let server = try start(configuration)
+        ready(server)
+        var received: Int32 = 0
+        while sigwait(&signals, &received) != 0 {}
+        configuration.logger.info("agent received a signal", metadata: ["signal": "\(received)"])
+        server.stop()
+        return received
+    }
+
+    private func acceptConnections() {
+        while true {
+            let client = latchkey_accept(listener.descriptor)
+            if client < 0 {
+                let code = errno
+                if stopped.load(ordering: .acquiring) { return }
+                if code == EINTR || code == ECONNABORTED { continue }
+                configuration.logger.error(
+                    "accept failed",
+                    metadata: ["error": "\(String(cString: strerror(code)))"]
+                )
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM { continue }
+                return
+            }
+            admit(client)
+        }
+    }
+
+    private func admit(_ client: Int32) {
+        let count = connections.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+        guard count <= configuration.maximumConnections else {
+            connections.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            configuration.logger.warning(
+                "connection refused: too many connections",
+                metadata: ["limit": "\(configuration.maximumConnections)"]
+            )
+            close(client)
+            return
+        }
+        let connection = AgentConnection(server: self, descriptor: client)
+        let thread = Thread { [self] in
+            connection.serve()
+            connections.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+        }
+        thread.name = "latchkey-agent-client"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Called before each request: locks first when the idle time ran out, then restarts the idle time.
+    func noteRequest() {
+        guard let idleLock else { return }
+        if idleLock.requestArrived() { lockForIdleness() }
+    }
+
+    private func lockForIdleness() {
+        guard store.lockState == .unlocked else { return }
+        store.lock()
+        configuration.logger.info(
+            "keychain locked after idle time",
+            metadata: ["seconds": "\(idleLock?.interval ?? 0)"]
+        )
+    }
+}

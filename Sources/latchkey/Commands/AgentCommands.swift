@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import Latchkey
+import LatchkeyAgent
+
+/// `agent`: runs the per-user agent that unlocks once for every process of the user.
+struct AgentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Run the per-user agent: one unlock and one lock state for every latchkey client of this user.",
+        discussion: """
+            The agent listens on $XDG_RUNTIME_DIR/latchkey/agent.sock (directory 0700, socket 0600) and serves the \
+            keychain (-k, else $LATCHKEY_KEYCHAIN, else the default keychain) to every process of this user; \
+            processes of other users are disconnected. It starts locked (unless its own environment names a \
+            credential): run `latchkey unlock` once. Each client gets the access groups of its executable (its \
+            file name, plus those granted with `latchkey access grant`). When the socket is ready the agent \
+            prints one line, "ready <socket>", on standard output. SIGTERM, SIGINT or SIGHUP stop it and remove \
+            the socket. It refuses to start (exit 1) when another agent runs on the socket. The agent always \
+            runs in the foreground for now (--foreground is accepted for scripts and systemd units); use the \
+            systemd user units in contrib/systemd or your session's autostart to run it in the background. \
+            See docs/agent.md.
+            """
+    )
+
+    @OptionGroup var keychain: KeychainOptions
+    @Flag(name: .customLong("foreground"), help: "Stay in the foreground (the only mode for now).")
+    var foreground = false
+    @Option(
+        name: .customLong("idle-lock"),
+        help: ArgumentHelp("Lock after this many seconds without a request from any client.", valueName: "seconds")
+    )
+    var idleLock: Double?
+
+    func validate() throws {
+        if let idleLock, !(idleLock > 0) { throw ValidationError("--idle-lock takes a positive number of seconds.") }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            var configuration = try AgentConfiguration.standard()
+            configuration.keychainPath = keychain.path
+            configuration.storeOptions = keychain.storeOptions
+            configuration.idleLock = idleLock
+            _ = try AgentServer.runUntilTerminated(configuration) { server in
+                FileHandle.standardOutput.write(Data("ready \(server.socketPath)\n".utf8))
+            }
+        }
+    }
+}
+
+/// `unlock`: hands a credential to the agent, which unlocks the keychain for every client.
+struct UnlockAgent: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Unlock the agent's keychain for every latchkey client of this user.",
+        discussion: """
+            The passphrase comes from --passphrase-stdin, or a no-echo prompt on the terminal; --key-file gives \
+            a key file instead. Needs a running agent (latchkey agent). The agent derives the keys once and \
+            keeps them until `latchkey lock`, its idle lock, or its exit. A wrong passphrase exits 1 with \
+            OSStatus -25293.
+            """
+    )
+
+    @Flag(name: .customLong("passphrase-stdin"), help: "Read the passphrase from standard input.")
+    var passphraseStdin = false
+    @Option(name: .customLong("key-file"), help: "A key file (32 random bytes, or 64 hex digits).")
+    var keyFile: String?
+
+    func run() throws {
+        try runReportingErrors {
+            let agent = try RunningAgent.client()
+            let credential: UnlockCredential
+            if let keyFile {
+                credential = try .keyFile(at: keyFile)
+            } else if passphraseStdin {
+                credential = .passphrase(Terminal.readStandardInput())
+            } else {
+                guard Terminal.isInteractive else {
+                    throw KeychainError(
+                        .interactionNotAllowed,
+                        "No terminal to ask for the passphrase on: use --passphrase-stdin or --key-file."
+                    )
+                }
+                credential = .passphrase(try Terminal.readSecret(prompt: "Passphrase for \(agent.welcome.keychain): "))
+            }
+            _ = try agent.perform(.unlock(credential))
+        }
+    }
+}
+
+/// `lock`: locks the agent's keychain for every client.
+struct LockAgent: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Lock the agent's keychain for every latchkey client of this user.",
+        discussion: """
+            Items accessible when-unlocked (and its this-device-only variant) become unavailable to every client \
+            (OSStatus -25308) until `latchkey unlock`; after-first-unlock items stay readable until the agent \
+            stops, as on iOS. Needs a running agent.
+            """
+    )
+
+    func run() throws {
+        try runReportingErrors {
+            _ = try RunningAgent.client().perform(.lock)
+        }
+    }
+}
+
+/// The agent the `unlock` and `lock` commands talk to.
+enum RunningAgent {
+    /// The session's agent, whatever `LATCHKEY_AGENT` says (these commands exist only for the agent).
+    ///
+    /// - Throws: `notAvailable` naming the socket when no agent answers.
+    static func client() throws -> AgentClient {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LATCHKEY_AGENT"] = AgentMode.required.rawValue
+        guard let agent = try AgentClient.discover(environment: environment) else {
+            throw KeychainError(
+                .notAvailable,
+                "No latchkey agent runs for this session: start one with `latchkey agent`."
+            )
+        }
+        return agent
+    }
+}
