@@ -1,0 +1,174 @@
+import Foundation
+import Latchkey
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `latchkey agent` process in a temporary runtime directory, serving a temporary keychain (test
+/// KDF cost) that it starts locked; clients get an environment without any credential.
+///
+/// ```swift
+/// let agent = try AgentHarness()
+/// _ = try agent.latchkey(["unlock", "--passphrase-stdin"], input: AgentHarness.passphrase)
+/// let found = try agent.latchkey(["find-generic-password", "-s", "svc", "-w"])
+/// let stopped = agent.stop()     // SIGTERM; the agent removes its socket
+/// ```
+final class AgentHarness: @unchecked Sendable {
+    // SAFETY: every stored property is a `let`; `RunningProcess` and `TemporaryKeychain` are themselves safe
+    // to share (their mutable state is behind a lock, or there is none).
+
+    /// The passphrase the keychain is created with.
+    static let passphrase = "agent test passphrase"
+
+    let keychain: TemporaryKeychain
+    /// `$XDG_RUNTIME_DIR` of the agent and its clients.
+    let runtimeDirectory: String
+    /// The agent's socket.
+    let socketPath: String
+    /// The environment of clients: no passphrase, key file or `LATCHKEY_ACCESS_GROUPS`.
+    let environment: [String: String]
+    /// The running agent (under socket activation: the Python parent of `systemd-socket-activate`).
+    let agent: RunningProcess
+    /// Whether the agent is started by socket activation.
+    let socketActivated: Bool
+    /// Under socket activation, the process that becomes the agent on the first connection.
+    let activatedProcess: Int32?
+
+    /// Creates the keychain and starts an agent on it, waiting for its "ready" line.
+    ///
+    /// - Parameters:
+    ///   - arguments: Extra arguments of `latchkey agent`.
+    ///   - socketActivated: Start it as systemd would, through `systemd-socket-activate` (a peer): the
+    ///     socket is bound first and the agent runs on the first connection; this waits for the socket.
+    init(
+        arguments: [String] = [],
+        socketActivated: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        keychain = TemporaryKeychain()
+        self.socketActivated = socketActivated
+        runtimeDirectory = keychain.directory + "/run"
+        socketPath = runtimeDirectory + "/latchkey/agent.sock"
+        try FileManager.default.createDirectory(
+            atPath: runtimeDirectory + "/latchkey",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        var environment = CLIRunner.environment(keychain)
+        environment["LATCHKEY_PASSPHRASE"] = nil
+        environment["LATCHKEY_ACCESS_GROUPS"] = nil
+        environment["LATCHKEY_AGENT"] = nil
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        self.environment = environment
+        let created = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
+            environment: environment,
+            input: Self.passphrase,
+            sourceLocation: sourceLocation
+        )
+        try #require(created.status == 0, "create-keychain: \(created.stderr)", sourceLocation: sourceLocation)
+        guard socketActivated else {
+            activatedProcess = nil
+            agent = try BuiltExecutable.spawn(["agent", "--foreground"] + arguments, environment: environment)
+            let ready = agent.waitForLines(1, timeout: 60)
+            guard ready, agent.stdoutLines.first == "ready \(socketPath)" else {
+                let finished = agent.waitForExit(timeout: 10)
+                Issue.record(
+                    "the agent did not get ready: \(finished.stdout) \(finished.stderr)",
+                    sourceLocation: sourceLocation
+                )
+                throw AgentHarnessError.notReady
+            }
+            return
+        }
+        let activator = try Peer.require("systemd-socket-activate", package: "systemd")
+        let events = try DirectoryEvents(directory: runtimeDirectory + "/latchkey")
+        let passed =
+            ["XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME"]
+            + ["LATCHKEY_KEYCHAIN", "LATCHKEY_DEVICE_SECRET"]
+        // systemd-socket-activate closes every inherited descriptor but 0-2 before it runs the agent, which
+        // Foundation's Process takes for the child's exit (and then blocks in waitpid for all children). A
+        // Python parent stays the direct child and keeps the descriptors; it prints the pid of its child,
+        // which systemd-socket-activate replaces with the agent (exec), and exits with the agent's status.
+        // (Not a shell: children of the test's threads start with SIGCHLD blocked, and `wait` would hang.)
+        let python = try Peer.require("python3", package: "python3")
+        let script =
+            "import subprocess, sys; p = subprocess.Popen(sys.argv[1:]); print(p.pid, flush=True); "
+            + "sys.exit(p.wait())"
+        agent = try BuiltExecutable.spawn(
+            ["-c", script, activator, "-l", socketPath] + passed.flatMap { ["-E", $0] }
+                + [BuiltExecutable.latchkey, "agent", "--foreground"] + arguments,
+            environment: environment,
+            executable: python
+        )
+        guard agent.waitForLines(1, timeout: 60), let pid = agent.stdoutLines.first.flatMap({ Int32($0) }) else {
+            Issue.record("the Python parent did not name its child", sourceLocation: sourceLocation)
+            throw AgentHarnessError.notReady
+        }
+        activatedProcess = pid
+        guard events.wait(for: 1, whileRunning: agent.pid, timeout: 60) == .reached else {
+            let finished = agent.waitForExit(timeout: 10)
+            Issue.record("systemd-socket-activate made no socket: \(finished.stderr)", sourceLocation: sourceLocation)
+            throw AgentHarnessError.notReady
+        }
+    }
+
+    deinit {
+        if let activatedProcess { kill(activatedProcess, SIGKILL) }
+        agent.kill(SIGKILL)
+    }
+
+    /// Runs the built `latchkey` as a client of the agent (`extra` is merged into the environment).
+    func latchkey(
+        _ arguments: [String],
+        input: String? = nil,
+        extra: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CLIRunner.Result {
+        try CLIRunner.latchkey(
+            arguments,
+            environment: environment.merging(extra) { _, new in new },
+            input: input,
+            sourceLocation: sourceLocation
+        )
+    }
+
+    /// Runs another executable (a renamed copy of `latchkey`) as a client of the agent.
+    func run(_ executable: String, _ arguments: [String], extra: [String: String] = [:]) throws -> CLIRunner.Result {
+        try CLIRunner.run(executable, arguments, environment: environment.merging(extra) { _, new in new })
+    }
+
+    /// Unlocks the agent with the keychain's passphrase through `latchkey unlock --passphrase-stdin`.
+    func unlock(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let unlocked = try latchkey(
+            ["unlock", "--passphrase-stdin"],
+            input: Self.passphrase,
+            sourceLocation: sourceLocation
+        )
+        #expect(unlocked.status == 0, "unlock: \(unlocked.stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// A copy of the built `latchkey` under another file name (so another executable identity).
+    func copyOfLatchkey(named name: String) throws -> String {
+        let path = keychain.directory + "/" + name
+        try FileManager.default.copyItem(atPath: BuiltExecutable.latchkey, toPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        return AgentLocation.canonical(path)
+    }
+
+    /// Stops the agent with SIGTERM and waits for it to exit (under socket activation, for its Python parent,
+    /// which exits with the agent's status).
+    @discardableResult
+    func stop() -> RunningProcess.Finished {
+        if let activatedProcess { kill(activatedProcess, SIGTERM) } else { agent.kill(SIGTERM) }
+        return agent.waitForExit(timeout: 60)
+    }
+}
+
+/// Why an `AgentHarness` could not be made.
+enum AgentHarnessError: Error {
+    /// The agent exited or said nothing instead of its "ready" line.
+    case notReady
+}
