@@ -42,7 +42,7 @@ extension CrashSafetyTests {
 
     /// Lines after which the line-triggered rounds kill the updater, in round order (fixed, so that every run
     /// acknowledges at least their sum).
-    static let updateKillLines = [1, 4, 9, 17, 26, 38, 51, 66, 83, 101, 122, 150]
+    static let updateKillLines = [1, 5, 12, 25, 40, 60, 85, 115, 150, 200, 260, 330]
     /// File events after which the event-triggered rounds kill the updater (while it opens, unlocks and
     /// makes its first updates).
     static let updateKillEvents = [2, 5, 9, 14, 22, 35]
