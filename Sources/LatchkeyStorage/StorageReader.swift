@@ -210,11 +210,26 @@ package struct StorageReader {
 
     /// Calls `body` with every row of `table` in id order, without its ciphertexts (`attributes` empty,
     /// `secret` nil, `hasSecret` set): what the row ledger hashes.
-    package func scanRows(of table: ItemTable, _ body: (ItemRow) throws -> Void) throws {
+    ///
+    /// - Parameter bucket: Only the rows whose `(id + offset) % modulus == value` (SQLite tests the row id
+    ///   in each cell without decoding the other columns); `nil` for every row.
+    package func scanRows(
+        of table: ItemTable,
+        bucket: (offset: Int64, modulus: Int64, value: Int64)? = nil,
+        _ body: (ItemRow) throws -> Void
+    ) throws {
         let shape = SelectSQL.of(table)
-        var query = try query(shape.ledgerHead)
-        while try query.step() {
-            try body(try Self.row(query, tokenColumns: shape.tokenColumns, attributes: false))
+        var statement: SQLiteQuery
+        if let bucket {
+            statement = try query(shape.ledgerBucketHead)
+            try statement.bind(bucket.offset)
+            try statement.bind(bucket.modulus)
+            try statement.bind(bucket.value)
+        } else {
+            statement = try query(shape.ledgerHead)
+        }
+        while try statement.step() {
+            try body(try Self.row(statement, tokenColumns: shape.tokenColumns, attributes: false))
         }
     }
 
@@ -369,6 +384,8 @@ struct SelectSQL: Sendable {
     let headWithoutSecret: String
     /// Every row in id order with `NULL` in place of `attrs` and `secret` (the row ledger's scan).
     let ledgerHead: String
+    /// The same for the rows of one ledger bucket: parameters offset, modulus, value.
+    let ledgerBucketHead: String
 
     /// The index of the first token column in every head.
     static let firstTokenColumn = 7
@@ -381,6 +398,7 @@ struct SelectSQL: Sendable {
         headWithSecret = "SELECT id, persistref, pk, itemkey, attrs, secret, \(tail)"
         headWithoutSecret = "SELECT id, persistref, pk, itemkey, attrs, NULL, \(tail)"
         ledgerHead = "SELECT id, persistref, pk, itemkey, NULL, NULL, \(tail) ORDER BY id"
+        ledgerBucketHead = "SELECT id, persistref, pk, itemkey, NULL, NULL, \(tail) WHERE (id + ?) % ? = ? ORDER BY id"
     }
 
     private static let genp = SelectSQL(.genp)

@@ -16,11 +16,17 @@ import Latchkey
 /// each durable write right after one timed `fdatasync` of a small write (`SyncFloor`), reported as
 /// `floor-fdatasync-update` / `-add` / `-delete`, the floor the write is read against;
 ///
+/// - `ledger-scan`: one verification of every row against the row ledger (`ledgerReport()`), what a
+///   process pays once per file and again after another process's write;
+///
 /// then `peak-rss-mib` (before any standard-cost scrypt, which alone needs 128 MiB) and `rss-mib`.
 enum StoreBenchmarks: BenchmarkSuite {
     static let name = "store"
     /// Untimed finds that prepare cached statements and warm SQLite's page cache first.
     static let warmUp = 200
+    /// Whole-file ledger verifications timed (each reads every row: what a process pays once, and again
+    /// after another process wrote).
+    static let ledgerScans = 5
 
     static func run(_ context: inout BenchmarkContext, on keychain: FilledKeychain) throws {
         let samples = context.options.samples
@@ -37,6 +43,17 @@ enum StoreBenchmarks: BenchmarkSuite {
                 context.report.add("floor-sqlite-lookup-" + op, items: keychain.items, floor)
             }
             context.report.add(op, items: keychain.items, measured.operation)
+        }
+        if context.options.includes("ledger-scan") {
+            context.progress("\(name): ledger-scan")
+            let measured = try context.measure(ledgerScans) { _ in
+                try keychain.store.ledgerReport()
+            } check: { _, report in
+                guard report.isSound, report.rows == keychain.accounts.count else {
+                    throw BenchmarkFailure("the ledger scan did not verify every row")
+                }
+            }
+            context.report.add("ledger-scan", items: keychain.items, measured)
         }
         let floor = try SyncFloor(directory: context.directory, name: "store-sync-floor")
         if context.options.includes("update") {

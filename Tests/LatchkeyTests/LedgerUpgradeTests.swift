@@ -83,6 +83,25 @@ struct LedgerUpgradeTests {
         expectKeychainError(.decode) { try stripped.findOne(old, withData: true) }
     }
 
+    @Test func aHandleOpenedBeforeAnotherUpgradedTheFileKeepsTheLedgerInItsWrites() throws {
+        let keychain = TemporaryKeychain()
+        try Self.downgradeToFormat1(keychain, try keychain.open())
+        // Opened on the device secret alone while the file is format 1: it cannot upgrade it itself.
+        let early = try keychain.open(credentials: [])
+        #expect(!early.keys.snapshot().ledgerRequired)
+        let upgrader = try keychain.open()
+        #expect(try Self.format(keychain) == "2")
+        try early.add(
+            .genericPassword,
+            attributes: [.account: .string("late"), .accessible: .string("dk")],
+            data: SecretData(string: "written by the early handle")
+        )
+        #expect(early.keys.snapshot().ledgerRequired)
+        #expect(try upgrader.ledgerReport().isSound)
+        let late = ItemQuery(.genericPassword, attributes: [.account: .string("late")])
+        #expect(try upgrader.findOne(late, withData: true).data?.utf8String == "written by the early handle")
+    }
+
     @Test func aNewKeychainStartsWithAnEmptyLedgerAndEveryWriteBumpsItsGeneration() throws {
         let keychain = TemporaryKeychain()
         let store = try keychain.open()

@@ -39,17 +39,19 @@ final class ItemTransaction {
     private func insertRow(_ row: ItemRow, into table: ItemTable) throws {
         var inserted = row
         inserted.id = try writer.insert(row, into: table)
-        ledger?.wrote(inserted, in: table)
+        ledger?.inserted(inserted, in: table)
     }
 
     /// Rewrites a row (its id set) and notes it in the ledger.
     private func updateRow(_ row: ItemRow, in table: ItemTable) throws {
+        if let id = row.id { try ledger?.willChange(id: id, in: table) }
         try writer.update(row, in: table)
         ledger?.wrote(row, in: table)
     }
 
     /// Deletes a row and notes it in the ledger.
     private func deleteRow(id: Int64, from table: ItemTable) throws {
+        try ledger?.willChange(id: id, in: table)
         try writer.delete(id: id, from: table)
         ledger?.deleted(id: id, in: table)
     }
@@ -401,7 +403,7 @@ extension KeychainStore {
                 return (result, transaction.changed)
             }
         } catch {
-            if delta != nil { ledger.abandon() }
+            if let delta { ledger.abandon(delta) }
             throw error
         }
         if let delta { ledger.commit(delta) }

@@ -65,7 +65,12 @@ extension KeychainStore {
     )
         throws(KeychainError) -> LedgerWrite?
     {
-        guard snapshot.ledgerRequired else { return nil }
+        if !snapshot.ledgerRequired {
+            // A format 1 file this process opened may have been upgraded by another process since: from
+            // then on every write must keep the ledger, or the rows it writes would look tampered.
+            guard try mappingErrors({ try writer.reader.meta(LedgerSeal.metaName) }) != nil else { return nil }
+            keys.markLedgerRequired()
+        }
         return try ledger.beginWrite(reader: writer.reader, tokens.ledger)
     }
 
@@ -113,7 +118,7 @@ extension KeychainStore {
                     )
                 }
                 try writer.markCurrentFormat()
-                return RowLedger.State(raw: raw, seal: seal, digests: digests, suspect: [])
+                return RowLedger.State.complete(raw: raw, seal: seal, digests: digests)
             }
             if let state { ledger.install(state) }
             keys.markLedgerRequired()
@@ -144,14 +149,14 @@ extension KeychainStore {
             {
                 generation = seal.generation + 1
             } else {
-                generation = (ledger.knownState()?.seal.generation ?? 0) + 1
+                generation = (ledger.knownGeneration() ?? 0) + 1
             }
             let (digests, buckets) = try RowLedger.computed(writer.reader, tokens.ledger)
             let seal = LedgerSeal(generation: generation, buckets: buckets)
             let raw = seal.encoded(tokens.ledger)
             try writer.setMeta(LedgerSeal.metaName, raw)
             try writer.bumpChangeCounter()
-            return RowLedger.State(raw: raw, seal: seal, digests: digests, suspect: [])
+            return RowLedger.State.complete(raw: raw, seal: seal, digests: digests)
         }
         ledger.install(state)
         options.logger.notice("row ledger resealed over the current items", metadata: ["path": "\(path)"])
@@ -170,7 +175,7 @@ extension KeychainStore {
         return try mappingErrors {
             try storage.read { reader in
                 let raw = try ledger.storedSeal(reader)
-                let state = try RowLedger.scan(reader, raw: raw, tokens.ledger)
+                let state = try RowLedger.fullState(reader, raw: raw, tokens.ledger)
                 var mismatched: [Data] = []
                 var present = Set<Int>()
                 let keys = state.digests.keys.sorted { ($0.table, $0.id) < ($1.table, $1.id) }

@@ -44,8 +44,9 @@ struct LedgerKey: Hashable, Sendable {
         self.id = id
     }
 
-    /// The bucket whose aggregate covers this row: consecutive ids of one table fall in different buckets.
-    var bucket: Int { Int((UInt64(bitPattern: id) &* 4 &+ UInt64(table)) % UInt64(LedgerSeal.bucketCount)) }
+    /// The bucket whose aggregate covers this row: consecutive ids of one table fall in consecutive buckets,
+    /// so each table's rows spread over all of them.
+    var bucket: Int { Int((UInt64(bitPattern: id) &+ UInt64(table) &* 16) % UInt64(LedgerSeal.bucketCount)) }
 }
 
 /// The keys of the row ledger: both are the file's index key under domains of their own, so the ledger

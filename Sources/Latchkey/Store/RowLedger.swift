@@ -6,27 +6,75 @@ import Synchronization
 ///
 /// Each row's stored bytes have a keyed digest (`LedgerContext.digest`); the file keeps, under a MAC, the
 /// XOR of the digests of the rows of each of 64 buckets and a generation that every item write bumps
-/// (`LedgerSeal`, updated in the same transaction as the rows). This process verifies the whole file
-/// against the seal once (a scan of every row's token columns and wrapped key, no decryption), keeps each
-/// row's digest, and then checks every row it reads against that digest: a row restored from an older
-/// copy, or edited, removed or added outside Latchkey, is refused with `errSecDecode` (-26275).
+/// (`LedgerSeal`, updated in the same transaction as the rows). Before this process trusts a row, it
+/// verifies the row's bucket: it reads every row of that bucket (their token columns and wrapped keys, no
+/// decryption), checks their aggregate against the seal and keeps each row's digest; from then on every
+/// row it reads is compared with its digest. A row restored from an older copy, or edited, removed or
+/// added outside Latchkey, is not what the ledger holds: reads treat it as damaged and writes refuse it.
 ///
-/// When another process has written (the stored seal is not the one this process knows), the next
-/// access scans again; a bucket whose aggregate does not match its rows is *suspect*, and every row in it
-/// is refused until `KeychainStore.acceptCurrentRows()` seals the file's current state. Rolling back the
-/// whole file (seal and rows together) is not detected (docs/threat-model.md).
+/// Verification is lazy, bucket by bucket, so a process that reads one item of a large keychain reads
+/// about 1/64 of its rows' cells once. When another process has written (the stored seal is not the one
+/// this process knows), buckets are verified again as they are used. A bucket whose aggregate does not
+/// match its rows is *suspect*: every row in it is refused until `KeychainStore.acceptCurrentRows()` seals
+/// the file's current state. Rolling back the whole file (seal and rows together) is not detected
+/// (docs/threat-model.md).
 final class RowLedger: Sendable {
-    /// The verified state: the seal it matches and the digest of every row.
+    /// What the ledger expects of one row.
+    enum Expectation: Equatable {
+        /// Its bucket is not verified yet.
+        case unknown
+        /// This digest (`nil`: no such row may exist; or its bucket is suspect).
+        case digest(LedgerDigest?)
+    }
+
+    /// A verified view of one stored seal: the buckets verified so far, and their rows' digests.
     struct State: Sendable {
         var raw: Data
         var seal: LedgerSeal
-        var digests: [LedgerKey: LedgerDigest]
-        /// Buckets whose stored aggregate differs from their rows'.
-        var suspect: Set<Int>
+        var verified: Set<Int> = []
+        /// Verified buckets whose stored aggregate differs from their rows'.
+        var suspect: Set<Int> = []
+        var digests: [LedgerKey: LedgerDigest] = [:]
 
-        func expected(_ key: LedgerKey) -> LedgerDigest? {
-            suspect.contains(key.bucket) ? nil : digests[key]
+        func expectation(_ key: LedgerKey) -> Expectation {
+            guard verified.contains(key.bucket) else { return .unknown }
+            return .digest(suspect.contains(key.bucket) ? nil : digests[key])
         }
+
+        /// Adds freshly verified buckets.
+        mutating func merge(_ scanned: ScannedBuckets) {
+            var added = Set<Int>()
+            for (bucket, aggregate) in scanned.aggregates where !verified.contains(bucket) {
+                added.insert(bucket)
+                verified.insert(bucket)
+                if aggregate != seal.buckets[bucket] { suspect.insert(bucket) }
+            }
+            guard !added.isEmpty else { return }
+            for (key, digest) in scanned.digests where added.contains(key.bucket) { digests[key] = digest }
+        }
+
+        /// Adds the buckets another view of the same seal verified.
+        mutating func merge(_ other: State) {
+            var added = Set<Int>()
+            for bucket in other.verified where !verified.contains(bucket) {
+                added.insert(bucket)
+                verified.insert(bucket)
+                if other.suspect.contains(bucket) { suspect.insert(bucket) }
+            }
+            guard !added.isEmpty else { return }
+            for (key, digest) in other.digests where added.contains(key.bucket) { digests[key] = digest }
+        }
+
+        /// A state with every bucket verified (after computing or accepting the whole file).
+        static func complete(raw: Data, seal: LedgerSeal, digests: [LedgerKey: LedgerDigest]) -> State {
+            State(raw: raw, seal: seal, verified: Set(0..<LedgerSeal.bucketCount), suspect: [], digests: digests)
+        }
+    }
+
+    /// The rows and aggregates of some buckets, as one snapshot holds them.
+    struct ScannedBuckets: Sendable {
+        var digests: [LedgerKey: LedgerDigest] = [:]
+        var aggregates: [Int: LedgerDigest] = [:]
     }
 
     /// The changes of one write transaction: each row's digest before and after (`nil`: no row).
@@ -74,7 +122,7 @@ final class RowLedger: Sendable {
 
     // MARK: Reading
 
-    /// Checks rows read in one transaction against the ledger.
+    /// Checks rows read in one transaction against the ledger, verifying their buckets first when needed.
     ///
     /// - Returns: The indices (in `rows`) of the rows that are not the ones the ledger holds.
     /// - Throws: `decode` when the ledger itself is missing or damaged.
@@ -88,21 +136,38 @@ final class RowLedger: Sendable {
         let raw = try storedSeal(reader)
         let keys = rows.map { LedgerKey(table, $0.id ?? -1) }
         let digests = rows.map { context.digest(of: $0, in: table, columnsInTableOrder: true) }
-        func failing(_ expected: (LedgerKey) -> LedgerDigest?) -> Set<Int> {
-            var failing = Set<Int>()
-            for index in rows.indices where expected(keys[index]) != digests[index] { failing.insert(index) }
-            return failing
+        let expectations: [Expectation]? = inner.withLock { inner in
+            inner.lookup(raw).map { expectation in keys.map(expectation) }
         }
-        let known: Set<Int>? = inner.withLock { inner in inner.lookup(raw).map(failing) }
-        if let known { return known }
-        let state = try Self.scan(reader, raw: raw, context)
+        var failing = Set<Int>()
+        var unknown = Set<Int>()
+        if let expectations {
+            for index in rows.indices {
+                switch expectations[index] {
+                case .unknown: unknown.insert(keys[index].bucket)
+                case .digest(let expected): if expected != digests[index] { failing.insert(index) }
+                }
+            }
+            if unknown.isEmpty { return failing }
+        } else {
+            unknown = Set(keys.map(\.bucket))
+        }
+        // Verify the missing buckets in this snapshot; remember them when the snapshot is this process's
+        // current state, or start a new state when it is newer.
+        var local = State(raw: raw, seal: try LedgerSeal.decode(raw, context))
+        local.merge(try Self.scan(buckets: unknown, reader, context))
         inner.withLock { inner in
-            if inner.current.map({ state.seal.generation > $0.seal.generation }) ?? true {
-                inner.current = state
+            if let current = inner.current, current.raw == raw {
+                inner.current?.merge(local)
+            } else if inner.current.map({ local.seal.generation > $0.seal.generation }) ?? true {
+                inner.current = local
                 inner.previous = nil
             }
         }
-        return failing { state.expected($0) }
+        for index in rows.indices where unknown.contains(keys[index].bucket) {
+            if local.expectation(keys[index]) != .digest(digests[index]) { failing.insert(index) }
+        }
+        return failing
     }
 
     func storedSeal(_ reader: StorageReader) throws(KeychainError) -> Data {
@@ -111,13 +176,36 @@ final class RowLedger: Sendable {
         return raw
     }
 
-    /// The digest of every row and the suspect buckets, for the stored seal `raw`.
-    static func scan(_ reader: StorageReader, raw: Data, _ context: LedgerContext) throws(KeychainError) -> State {
-        let seal = try LedgerSeal.decode(raw, context)
-        let (digests, buckets) = try computed(reader, context)
-        var suspect = Set<Int>()
-        for index in 0..<LedgerSeal.bucketCount where buckets[index] != seal.buckets[index] { suspect.insert(index) }
-        return State(raw: raw, seal: seal, digests: digests, suspect: suspect)
+    /// The rows of `buckets` and their aggregates as `reader`'s snapshot holds them: one scan per table and
+    /// bucket (SQLite skips the other rows by their id), or one scan of everything for many buckets.
+    static func scan(
+        buckets: Set<Int>,
+        _ reader: StorageReader,
+        _ context: LedgerContext
+    ) throws(KeychainError) -> ScannedBuckets {
+        var scanned = ScannedBuckets()
+        for bucket in buckets { scanned.aggregates[bucket] = LedgerDigest() }
+        let everything = buckets.count > 8
+        try mappingErrors {
+            for (index, table) in ItemTable.allCases.enumerated() {
+                func add(_ row: ItemRow) {
+                    let key = LedgerKey(table, row.id ?? -1)
+                    guard buckets.contains(key.bucket) else { return }
+                    let digest = context.digest(of: row, in: table, columnsInTableOrder: true)
+                    scanned.digests[key] = digest
+                    scanned.aggregates[key.bucket]? ^= digest
+                }
+                if everything {
+                    try reader.scanRows(of: table, add)
+                } else {
+                    for bucket in buckets {
+                        let filter = (LedgerKey.tableOffset(index), Int64(LedgerSeal.bucketCount), Int64(bucket))
+                        try reader.scanRows(of: table, bucket: filter, add)
+                    }
+                }
+            }
+        }
+        return scanned
     }
 
     /// Every row's digest and each bucket's aggregate, as the file holds them now.
@@ -125,46 +213,55 @@ final class RowLedger: Sendable {
         _ reader: StorageReader,
         _ context: LedgerContext
     ) throws(KeychainError) -> (digests: [LedgerKey: LedgerDigest], buckets: [LedgerDigest]) {
-        var digests: [LedgerKey: LedgerDigest] = [:]
-        var buckets = Array(repeating: LedgerDigest(), count: LedgerSeal.bucketCount)
-        try mappingErrors {
-            for table in ItemTable.allCases {
-                try reader.scanRows(of: table) { row in
-                    let key = LedgerKey(table, row.id ?? -1)
-                    let digest = context.digest(of: row, in: table, columnsInTableOrder: true)
-                    digests[key] = digest
-                    buckets[key.bucket] ^= digest
-                }
-            }
-        }
-        return (digests, buckets)
+        let scanned = try scan(buckets: Set(0..<LedgerSeal.bucketCount), reader, context)
+        let buckets = (0..<LedgerSeal.bucketCount).map { scanned.aggregates[$0] ?? LedgerDigest() }
+        return (scanned.digests, buckets)
+    }
+
+    /// The whole file verified against `raw` (every bucket), for reports.
+    static func fullState(
+        _ reader: StorageReader,
+        raw: Data,
+        _ context: LedgerContext
+    ) throws(KeychainError)
+        -> State
+    {
+        var state = State(raw: raw, seal: try LedgerSeal.decode(raw, context))
+        state.merge(try scan(buckets: Set(0..<LedgerSeal.bucketCount), reader, context))
+        return state
     }
 
     // MARK: Writing
 
-    /// Starts the ledger's part of a write transaction: makes sure this process's state is the file's
-    /// (scanning when another process wrote), refusing a file whose generation went back.
+    /// Starts the ledger's part of a write transaction: this process's state must be the file's (a new,
+    /// unverified state when another process wrote), and a generation that went back is refused.
     func beginWrite(reader: StorageReader, _ context: LedgerContext) throws(KeychainError) -> LedgerWrite {
         let raw = try storedSeal(reader)
-        let known = inner.withLock { inner in inner.current.flatMap { $0.raw == raw ? $0 : nil } }
-        if let known { return LedgerWrite(ledger: self, context: context, before: known) }
-        let state = try Self.scan(reader, raw: raw, context)
+        let known = inner.withLock { inner in inner.current.flatMap { $0.raw == raw ? $0.seal : nil } }
+        if let known { return LedgerWrite(ledger: self, context: context, reader: reader, raw: raw, seal: known) }
+        let seal = try LedgerSeal.decode(raw, context)
         try inner.withLock { (inner: inout Inner) throws(KeychainError) in
-            if let current = inner.current, state.seal.generation < current.seal.generation { throw Self.wentBack }
-            inner.current = state
+            if let current = inner.current, seal.generation < current.seal.generation { throw Self.wentBack }
+            inner.current = State(raw: raw, seal: seal)
             inner.previous = nil
         }
-        return LedgerWrite(ledger: self, context: context, before: state)
+        return LedgerWrite(ledger: self, context: context, reader: reader, raw: raw, seal: seal)
     }
 
-    /// The digest this process holds for `key` (the row as the last verified state has it).
-    func digest(_ key: LedgerKey) -> LedgerDigest? {
-        inner.withLock { $0.current?.digests[key] }
+    /// What the state for the stored seal `raw` expects of `key` (`unknown` when this process's current
+    /// state is another one).
+    func expectation(_ key: LedgerKey, raw: Data) -> Expectation {
+        inner.withLock { inner in
+            guard let current = inner.current, current.raw == raw else { return .unknown }
+            return current.expectation(key)
+        }
     }
 
-    /// Whether `key`'s bucket is suspect in the current state.
-    func isSuspect(_ key: LedgerKey) -> Bool {
-        inner.withLock { $0.current?.suspect.contains(key.bucket) ?? false }
+    /// Remembers buckets verified against the stored seal `raw`, when that is still the current state.
+    func merge(_ scanned: ScannedBuckets, raw: Data) {
+        inner.withLock { inner in
+            if inner.current?.raw == raw { inner.current?.merge(scanned) }
+        }
     }
 
     /// Publishes a transaction's changes just before it commits.
@@ -172,14 +269,13 @@ final class RowLedger: Sendable {
         inner.withLock { $0.pending = delta }
     }
 
-    /// Applies a committed transaction's changes.
+    /// Applies a committed transaction's changes (unless another transaction already moved this process
+    /// past them: states are keyed by their stored seal, so a later one is never overwritten).
     func commit(_ delta: Delta) {
         inner.withLock { inner in
-            inner.pending = nil
-            guard var state = inner.current, state.raw == delta.rawBefore else {
-                inner.current = nil
-                return
-            }
+            if inner.pending?.rawAfter == delta.rawAfter { inner.pending = nil }
+            guard var state = inner.current, state.raw == delta.rawBefore else { return }
+            inner.current = nil  // keep the dictionary uniquely referenced while it changes
             for (key, change) in delta.changes { state.digests[key] = change.new }
             state.raw = delta.rawAfter
             state.seal = delta.seal
@@ -189,11 +285,13 @@ final class RowLedger: Sendable {
     }
 
     /// Forgets a transaction that did not commit.
-    func abandon() {
-        inner.withLock { $0.pending = nil }
+    func abandon(_ delta: Delta) {
+        inner.withLock { inner in
+            if inner.pending?.rawAfter == delta.rawAfter { inner.pending = nil }
+        }
     }
 
-    /// Installs a freshly computed state (after sealing the file's rows as they are).
+    /// Installs a fully verified state (after sealing the file's rows as they are).
     func install(_ state: State) {
         inner.withLock { inner in
             inner.current = state
@@ -202,31 +300,41 @@ final class RowLedger: Sendable {
         }
     }
 
-    /// What this process knows about the file's rows: the digests, suspect buckets and generation of the
-    /// last verified state (`nil` before the first verification).
-    func knownState() -> State? {
-        inner.withLock { $0.current }
+    /// The generation of the last state this process verified (`nil` before any).
+    func knownGeneration() -> UInt64? {
+        inner.withLock { $0.current?.seal.generation }
     }
 }
 
+extension LedgerKey {
+    /// The offset that makes `(id + offset) % 64` this table's bucket (see `bucket`).
+    static func tableOffset(_ tableIndex: Int) -> Int64 { Int64(tableIndex) * 16 }
+}
+
 extension RowLedger.Inner {
-    /// The expected digest of each row for a snapshot whose stored seal is `raw`, when this process knows
-    /// that state (`nil` otherwise); a row of a suspect bucket has no expected digest.
-    fileprivate func lookup(_ raw: Data) -> ((LedgerKey) -> LedgerDigest?)? {
+    /// What each row is expected to be in a snapshot whose stored seal is `raw`, when this process knows
+    /// that state or is one write away from it (`nil` otherwise).
+    fileprivate func lookup(_ raw: Data) -> ((LedgerKey) -> RowLedger.Expectation)? {
         guard let current else { return nil }
-        if current.raw == raw { return { current.expected($0) } }
+        if current.raw == raw { return { current.expectation($0) } }
         if let pending, pending.rawAfter == raw, pending.rawBefore == current.raw {
             return { key in
-                if current.suspect.contains(key.bucket) { return nil }
-                if let change = pending.changes[key] { return change.new }
-                return current.digests[key]
+                if let change = pending.changes[key], current.verified.contains(key.bucket),
+                    !current.suspect.contains(key.bucket)
+                {
+                    return .digest(change.new)
+                }
+                return current.expectation(key)
             }
         }
         if let previous, previous.rawAfter == current.raw, previous.rawBefore == raw {
             return { key in
-                if current.suspect.contains(key.bucket) { return nil }
-                if let change = previous.changes[key] { return change.old }
-                return current.digests[key]
+                if let change = previous.changes[key], current.verified.contains(key.bucket),
+                    !current.suspect.contains(key.bucket)
+                {
+                    return .digest(change.old)
+                }
+                return current.expectation(key)
             }
         }
         return nil
@@ -236,64 +344,99 @@ extension RowLedger.Inner {
 /// The ledger's part of one write transaction: the digests of the rows it inserts, rewrites and deletes,
 /// and the new seal written before the commit.
 ///
-/// Not `Sendable`: it lives inside one `KeychainStore.transaction`.
+/// Not `Sendable`: it lives inside one `KeychainStore.transaction`, with that transaction's reader.
 final class LedgerWrite {
     let ledger: RowLedger
     let context: LedgerContext
-    let before: RowLedger.State
+    let reader: StorageReader
+    /// The stored seal when the transaction began, and its value.
+    let raw: Data
+    let sealBefore: LedgerSeal
+    /// Buckets this transaction verified itself (kept here too, in case this process's shared state moved on).
+    private var verified: RowLedger.State
     private var changes: [LedgerKey: (old: LedgerDigest?, new: LedgerDigest?)] = [:]
 
-    init(ledger: RowLedger, context: LedgerContext, before: RowLedger.State) {
+    init(ledger: RowLedger, context: LedgerContext, reader: StorageReader, raw: Data, seal: LedgerSeal) {
         self.ledger = ledger
         self.context = context
-        self.before = before
+        self.reader = reader
+        self.raw = raw
+        self.sealBefore = seal
+        self.verified = RowLedger.State(raw: raw, seal: seal)
     }
 
-    /// The digest `key`'s row has now inside this transaction (`nil`: no such row).
-    private func present(_ key: LedgerKey) -> LedgerDigest? {
-        if let change = changes[key] { return change.new }
-        return before.digests[key]
+    /// The digest `key`'s row had when the transaction began (its bucket verified first).
+    private func before(_ key: LedgerKey) throws(KeychainError) -> LedgerDigest? {
+        var expectation = ledger.expectation(key, raw: raw)
+        if case .unknown = expectation { expectation = verified.expectation(key) }
+        if case .unknown = expectation {
+            // Inserts are the only changes made without verifying a bucket first, so the scan, which sees
+            // this transaction's own writes, is corrected for exactly those.
+            let ownInserts = changes.filter { $0.key.bucket == key.bucket && $0.value.old == nil }.map(\.key)
+            var scanned = try RowLedger.scan(buckets: [key.bucket], reader, context)
+            for own in ownInserts {
+                if let digest = scanned.digests.removeValue(forKey: own) { scanned.aggregates[own.bucket]? ^= digest }
+            }
+            verified.merge(scanned)
+            ledger.merge(scanned, raw: raw)
+            expectation = verified.expectation(key)
+        }
+        guard case .digest(let digest) = expectation else { throw RowLedger.mismatch }
+        return digest
     }
 
-    /// Checks rows read inside this transaction (they must be the verified ones or this transaction's).
+    /// Checks rows read inside this transaction: each must be the verified one, or this transaction's.
     func check(_ rows: [ItemRow], in table: ItemTable) throws(KeychainError) {
         for row in rows {
             let key = LedgerKey(table, row.id ?? -1)
-            guard !before.suspect.contains(key.bucket),
-                let expected = present(key),
-                expected == context.digest(of: row, in: table, columnsInTableOrder: true)
-            else { throw RowLedger.mismatch }
+            let expected: LedgerDigest?
+            if let change = changes[key] { expected = change.new } else { expected = try before(key) }
+            guard let expected, expected == context.digest(of: row, in: table, columnsInTableOrder: true) else {
+                throw RowLedger.mismatch
+            }
         }
     }
 
-    private func record(_ key: LedgerKey, new: LedgerDigest?) {
-        let old = changes[key]?.old ?? before.digests[key]
-        changes[key] = (old, new)
+    /// Captures the digest of the row with `id` before it is rewritten or deleted (verifying its bucket
+    /// while the transaction still sees the row as it was).
+    func willChange(id: Int64, in table: ItemTable) throws(KeychainError) {
+        let key = LedgerKey(table, id)
+        guard changes[key] == nil else { return }
+        let old = try before(key)
+        changes[key] = (old, old)
     }
 
-    /// Notes a row just inserted (its id set) or rewritten.
+    /// Notes a row just rewritten (after `willChange`).
     func wrote(_ row: ItemRow, in table: ItemTable) {
         let key = LedgerKey(table, row.id ?? -1)
-        record(key, new: context.digest(of: row, in: table, columnsInTableOrder: false))
+        changes[key] = (changes[key]?.old, context.digest(of: row, in: table, columnsInTableOrder: false))
     }
 
-    /// Notes a row just deleted.
+    /// Notes a row just deleted (after `willChange`).
     func deleted(id: Int64, in table: ItemTable) {
-        record(LedgerKey(table, id), new: nil)
+        let key = LedgerKey(table, id)
+        changes[key] = (changes[key]?.old, nil)
+    }
+
+    /// Notes a row just inserted (its id set). Its id is new (`AUTOINCREMENT` never reuses one), so no
+    /// older row is XORed out and its bucket needs no verification: a bucket that was already wrong stays so.
+    func inserted(_ row: ItemRow, in table: ItemTable) {
+        let key = LedgerKey(table, row.id ?? -1)
+        changes[key] = (nil, context.digest(of: row, in: table, columnsInTableOrder: false))
     }
 
     /// Writes the new seal (generation + 1, each changed row's bucket updated) and publishes the changes
-    /// for readers of the coming commit; `commit()` or `abandon()` must follow.
+    /// for readers of the coming commit; `RowLedger.commit` or `abandon` must follow.
     func seal(_ writer: StorageWriter) throws(KeychainError) -> RowLedger.Delta {
-        var seal = before.seal
+        var seal = sealBefore
         seal.generation += 1
         for (key, change) in changes {
             if let old = change.old { seal.buckets[key.bucket] ^= old }
             if let new = change.new { seal.buckets[key.bucket] ^= new }
         }
-        let raw = seal.encoded(context)
-        try mappingErrors { try writer.setMeta(LedgerSeal.metaName, raw) }
-        let delta = RowLedger.Delta(rawBefore: before.raw, rawAfter: raw, seal: seal, changes: changes)
+        let rawAfter = seal.encoded(context)
+        try mappingErrors { try writer.setMeta(LedgerSeal.metaName, rawAfter) }
+        let delta = RowLedger.Delta(rawBefore: raw, rawAfter: rawAfter, seal: seal, changes: changes)
         ledger.setPending(delta)
         return delta
     }
