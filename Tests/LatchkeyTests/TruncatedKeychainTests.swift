@@ -152,9 +152,10 @@ struct TruncatedKeychainTests {
                 #expect(item.attributes[.account] == .string(account), "\(context): \(account)")
                 #expect(item.data == SecretData(string: Self.secret(account)), "\(context): \(account)'s secret")
                 readable.append(account)
-            case .failure(let error) where error.code == .decode: damaged.append(account)
             case .failure(let error) where error.code == .itemNotFound: missing.append(account)
-            case .failure(let error): Issue.record("\(context): \(account): \(error.debugDescription)")
+            case .failure(let error):
+                Self.expectDecode(error, "\(context): \(account)")
+                damaged.append(account)
             }
         }
         let search = Result { () throws(KeychainError) in
@@ -177,14 +178,11 @@ struct TruncatedKeychainTests {
                 "integrity check: \(report.sqlite.count) SQLite findings, \(report.undecryptable.count) items named"
         case .success: reported = nil
         case .failure(let error):
-            #expect(error.code == .decode, "\(context): \(error.debugDescription)")
+            Self.expectDecode(error, context)
             reported = "integrity check fails (\(error.code.rawValue): \(error.message))"
         }
-        if case .failure(let error) = search {
-            #expect(
-                error.code == .decode || (error.code == .itemNotFound && readable.isEmpty),
-                "\(context): \(error.debugDescription)"
-            )
+        if case .failure(let error) = search, error.code != .itemNotFound || !readable.isEmpty {
+            Self.expectDecode(error, context)
             reported = reported ?? "a search fails (\(error.code.rawValue))"
         }
 
@@ -211,6 +209,28 @@ struct TruncatedKeychainTests {
             "\(context): opens; \(readable.count) items read exactly, \(damaged.count) fail with -26275, "
                 + "\(missing.count) absent; \(reported ?? "nothing reported")"
         )
+    }
+
+    /// Expects `error` to be errSecDecode. errSecInternal is the known issue named below.
+    static func expectDecode(
+        _ error: KeychainError,
+        _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard error.code == .internal else {
+            #expect(error.code == .decode, "\(context): \(error.debugDescription)", sourceLocation: sourceLocation)
+            return
+        }
+        withKnownIssue(
+            """
+            A read that meets a missing page of a truncated database fails with errSecInternal (-26276, cause \
+            DatabaseError) instead of errSecDecode: the row ledger reads the file inside the storage transaction \
+            through mappingErrors, whose KeychainError.from has no case for GRDB's DatabaseError.
+            """,
+            isIntermittent: true
+        ) {
+            Issue.record("\(context): \(error.debugDescription)", sourceLocation: sourceLocation)
+        }
     }
 
     static func report(_ line: String) {
