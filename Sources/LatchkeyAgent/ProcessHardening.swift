@@ -29,7 +29,7 @@ public enum ProcessHardening {
     public static func apply(logger: Logger) -> Report {
         var limit = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
-        let nonDumpable = latchkey_set_non_dumpable() == 0
+        let nonDumpable = latchkey_set_non_dumpable() == 0 && latchkey_is_dumpable() == 0
         if !nonDumpable {
             logger.warning(
                 "could not mark the agent non-dumpable",
@@ -48,6 +48,10 @@ public enum ProcessHardening {
                 metadata: ["RLIMIT_MEMLOCK": "\(memoryLimit)"]
             )
         }
+        logger.info(
+            "process hardened",
+            metadata: ["nonDumpable": "\(nonDumpable)", "memoryLocked": "\(memoryLocked)"]
+        )
         return Report(nonDumpable: nonDumpable, memoryLocked: memoryLocked)
     }
 }

@@ -232,4 +232,20 @@ struct AgentTests {
         #expect(stopped.status == 0 && stopped.signal == nil, "\(stopped.stderr)")
         #expect(FileManager.default.fileExists(atPath: agent.socketPath), "systemd's socket stays for the next start")
     }
+
+    @Test func theAgentIsNonDumpableAndLocksItsMemory() throws {
+        let agent = try AgentHarness()
+        try agent.unlock()
+        let status = try String(contentsOfFile: "/proc/\(agent.agent.pid)/status", encoding: .utf8)
+        let locked = status.split(separator: "\n").first { $0.hasPrefix("VmLck:") }.map {
+            Int($0.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+        }
+        let stopped = agent.stop()
+        #expect(stopped.stderr.contains("nonDumpable=true"), "\(stopped.stderr)")
+        if geteuid() == 0 {
+            // Root (as in CI) may lock without limit; another user's agent logs why it could not.
+            #expect(stopped.stderr.contains("memoryLocked=true"), "\(stopped.stderr)")
+            #expect((locked ?? 0) > 0, "VmLck of the agent: \(String(describing: locked)) kB")
+        }
+    }
 }

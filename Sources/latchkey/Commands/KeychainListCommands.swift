@@ -138,11 +138,12 @@ struct LockKeychain: ParsableCommand {
         commandName: "lock-keychain",
         abstract: "Lock a keychain (a no-op here: nothing stays unlocked between commands).",
         discussion: """
-            Latchkey has no daemon: every latchkey process unlocks the keychain for itself (from the \
-            environment, a key file or a prompt) and forgets the keys when it exits. There is therefore no \
+            With no daemon (no latchkey agent), every latchkey process unlocks the keychain for itself \
+            (from the environment, a key file or a prompt) and forgets the keys when it exits. There is therefore no \
             unlocked session to lock. This command checks that the keychain exists and exits 0, so scripts \
             written for security keep working. To stop unattended access, remove the key file or passphrase \
-            file that LATCHKEY_KEY_FILE / LATCHKEY_PASSPHRASE_FILE point to.
+            file that LATCHKEY_KEY_FILE / LATCHKEY_PASSPHRASE_FILE point to. With the agent \
+            (latchkey agent), `latchkey lock` locks the keychain for every client.
             """
     )
 
@@ -167,11 +168,11 @@ struct UnlockKeychain: ParsableCommand {
         commandName: "unlock-keychain",
         abstract: "Check that a passphrase or key file unlocks a keychain.",
         discussion: """
-            Latchkey has no daemon, so no later command can inherit an unlock: each process unlocks for \
-            itself. This command verifies the credential (from -p, --passphrase-stdin, --key-file, the \
-            environment or a prompt) and exits 0 when it unlocks the keychain, 1 with OSStatus -25293 when \
-            it does not. Nothing is written. For unattended use set LATCHKEY_KEY_FILE or \
-            LATCHKEY_PASSPHRASE_FILE.
+            Without the agent no later command can inherit an unlock: each process unlocks for itself \
+            (`latchkey unlock` unlocks a running agent for every client). This command verifies the \
+            credential (from -p, --passphrase-stdin, --key-file, the environment or a prompt) and exits 0 \
+            when it unlocks the keychain, 1 with OSStatus -25293 when it does not. Nothing is written. For \
+            unattended use set LATCHKEY_KEY_FILE or LATCHKEY_PASSPHRASE_FILE.
             """
     )
 
