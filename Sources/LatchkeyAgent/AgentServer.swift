@@ -31,16 +31,24 @@ public final class AgentServer: Sendable {
     public let keychainPath: String
     let store: KeychainStore
     let listener: AgentListener
+    /// The descriptor of `<keychain>.agent.lock`, `flock`ed for the agent's lifetime.
+    let keychainLock: Int32
     let idleLock: IdleLock?
     private let connections = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
-    private init(configuration: AgentConfiguration, keychainPath: String, store: KeychainStore, listener: AgentListener)
-    {
+    private init(
+        configuration: AgentConfiguration,
+        keychainPath: String,
+        store: KeychainStore,
+        listener: AgentListener,
+        keychainLock: Int32
+    ) {
         self.configuration = configuration
         self.keychainPath = keychainPath
         self.store = store
         self.listener = listener
+        self.keychainLock = keychainLock
         self.idleLock = configuration.idleLock.map { IdleLock(interval: $0, clock: configuration.clock) }
     }
 
@@ -54,13 +62,15 @@ public final class AgentServer: Sendable {
     /// credential) and starts accepting connections on a background thread.
     ///
     /// - Throws: `KeychainError` — `.duplicateItem` when another agent runs on the socket (or answers on
-    ///   it), `.notAvailable`/`.io` when the socket cannot be made, or the keychain's own open errors
+    ///   it, or serves the same keychain from another socket), `.notAvailable`/`.io` when the socket cannot be made, or the keychain's own open errors
     ///   (for example `.interactionNotAllowed` when it does not exist and there is no credential to create it).
     public static func start(_ configuration: AgentConfiguration) throws(KeychainError) -> AgentServer {
         let listener = try AgentListener.claim(configuration.socketPath)
         let store: KeychainStore
+        let keychainLock: Int32
         do {
             store = try KeychainStore.open(path: configuration.keychainPath, options: configuration.storeOptions)
+            keychainLock = try lockKeychain(store.path)
         } catch {
             listener.close()
             throw error
@@ -69,7 +79,8 @@ public final class AgentServer: Sendable {
             configuration: configuration,
             keychainPath: AgentLocation.canonical(store.path),
             store: store,
-            listener: listener
+            listener: listener,
+            keychainLock: keychainLock
         )
         server.idleLock?.start { [weak server] in server?.lockForIdleness() }
         let thread = Thread { [server] in server.acceptConnections() }
@@ -85,12 +96,35 @@ public final class AgentServer: Sendable {
         return server
     }
 
+    /// Takes the exclusive `flock` on `<keychain>.agent.lock` (beside the file, as `<keychain>.tokens.lock`),
+    /// so that two agents on two sockets never serve one keychain: each would have its own lock state.
+    private static func lockKeychain(_ path: String) throws(KeychainError) -> Int32 {
+        let lockPath = path + ".agent.lock"
+        let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw KeychainError(.io, "Cannot open \(lockPath): \(String(cString: strerror(errno))).")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            close(descriptor)
+            if code == EWOULDBLOCK {
+                throw KeychainError(
+                    .duplicateItem,
+                    "Another latchkey agent already serves \(path) (on another socket); stop it first."
+                )
+            }
+            throw KeychainError(.io, "Cannot lock \(lockPath): \(String(cString: strerror(code))).")
+        }
+        return descriptor
+    }
+
     /// Stops accepting connections, removes the socket file (when it is still this agent's) and releases
-    /// the agent lock. Connections being served end when the process exits.
+    /// the agent's locks. Connections being served end when the process exits.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         idleLock?.stop()
         listener.close()
+        close(keychainLock)
         configuration.logger.info("agent stopped", metadata: ["socket": "\(listener.path)"])
     }
 

@@ -114,6 +114,25 @@ struct AgentTests {
         #expect(object["lockState"] as? String == "neverUnlocked", "a restarted agent starts locked")
     }
 
+    @Test func aSecondAgentOnAnotherSocketRefusesTheSameKeychain() throws {
+        let agent = try AgentHarness()
+        let otherRuntime = agent.keychain.directory + "/other-run"
+        try FileManager.default.createDirectory(
+            atPath: otherRuntime,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        var environment = agent.environment
+        environment["XDG_RUNTIME_DIR"] = otherRuntime
+        let second = try CLIRunner.latchkey(["agent"], environment: environment)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("already serves"), "\(second.stderr)")
+        #expect(
+            !FileManager.default.fileExists(atPath: otherRuntime + "/latchkey/agent.sock"),
+            "the refused agent leaves no socket behind"
+        )
+    }
+
     @Test func executablesSeeOnlyTheirOwnGroupUntilGranted() throws {
         let agent = try AgentHarness()
         let other = try agent.copyOfLatchkey(named: "otherapp")

@@ -30,10 +30,10 @@ public final class KeychainContext: Sendable {
         switch backing {
         case .store(let store): store
         case .service: nil
-        case .agent:
+        case .agent(let environment):
             fallbackStore.withLock { (slot: inout KeychainStore?) -> KeychainStore? in
                 if let store = slot { return store }
-                slot = try? KeychainStore.open()
+                slot = try? Self.openDefaultStore(environment: environment)
                 return slot
             }
         }
@@ -42,7 +42,8 @@ public final class KeychainContext: Sendable {
     private enum Backing: Sendable {
         case store(KeychainStore)
         case service
-        case agent
+        /// The agent's client; the environment names the default keychain to open in process for `store`.
+        case agent([String: String])
     }
 
     private let backing: Backing
@@ -73,9 +74,13 @@ public final class KeychainContext: Sendable {
 
     /// A context over the per-user agent: operations go to `agent`; a passphrase is checked by unlocking the
     /// agent with it (`KeychainOperation.unlock`), as `init(store:)` unlocks its store.
-    public init(agent: AgentClient) {
+    public convenience init(agent: AgentClient) {
+        self.init(agent: agent, environment: ProcessInfo.processInfo.environment)
+    }
+
+    private init(agent: AgentClient, environment: [String: String]) {
         self.service = agent
-        self.backing = .agent
+        self.backing = .agent(environment)
         self.verifyPassphrase = { passphrase in
             do {
                 _ = try agent.perform(.unlock(.passphrase(passphrase)))
@@ -96,7 +101,7 @@ public final class KeychainContext: Sendable {
     ) throws(KeychainError) -> KeychainContext {
         if let agent = try AgentClient.discover(environment: environment) {
             let keychain = KeychainLocation.defaultKeychainPath(environment: environment)
-            if agent.serves(keychain) { return KeychainContext(agent: agent) }
+            if agent.serves(keychain) { return KeychainContext(agent: agent, environment: environment) }
             if AgentMode.current(environment: environment) == .required {
                 throw KeychainError(
                     .notAvailable,
@@ -104,7 +109,20 @@ public final class KeychainContext: Sendable {
                 )
             }
         }
-        return KeychainContext(store: try KeychainStore.open())
+        return KeychainContext(store: try openDefaultStore(environment: environment))
+    }
+
+    /// The default keychain of `environment`, opened in process with its credentials, device secret and
+    /// access groups (`KeychainStore.open()` for the process's own environment).
+    static func openDefaultStore(environment: [String: String]) throws(KeychainError) -> KeychainStore {
+        try KeychainStore.open(
+            path: KeychainLocation.defaultKeychainPath(environment: environment),
+            credentials: UnlockCredential.fromEnvironment(environment),
+            options: KeychainStore.Options(
+                accessGroups: AccessGroups.current(environment: environment),
+                deviceSecretPath: KeychainLocation.defaultDeviceSecretPath(environment: environment)
+            )
+        )
     }
 
     private static let installed = Mutex<KeychainContext?>(nil)
