@@ -118,6 +118,32 @@ struct AgentProtocolTests {
         #expect(try agent.latchkey(["show-keychain-info"]).status == 0, "the agent still serves")
     }
 
+    @Test func theClientReconnectsOnceToARestartedAgent() throws {
+        let agent = try AgentHarness()
+        let client = try AgentClient.connect(socketPath: agent.socketPath)
+        _ = try client.perform(.unlock(.passphrase(SecretData(string: AgentHarness.passphrase))))
+        guard case .lockState(.unlocked) = try client.perform(.lockState) else {
+            Issue.record("the agent is not unlocked")
+            return
+        }
+        let stopped = agent.stop()
+        #expect(stopped.status == 0)
+        #expect(throws: KeychainError.self, "no agent answers: the request fails, it does not hang") {
+            try client.perform(.lockState)
+        }
+        let restarted = try BuiltExecutable.spawn(["agent"], environment: agent.environment)
+        defer {
+            restarted.kill(SIGTERM)
+            _ = restarted.waitForExit(timeout: 60)
+        }
+        #expect(restarted.waitForLines(1, timeout: 60))
+        guard case .lockState(let state) = try client.perform(.lockState) else {
+            Issue.record("the restarted agent did not answer with a lock state")
+            return
+        }
+        #expect(state == .neverUnlocked, "the same client, reconnected: a restarted agent starts locked")
+    }
+
     @Test func idleLockLocksAfterTheIdleTimeOnTheAgentsClock() throws {
         let keychain = TemporaryKeychain()
         _ = try keychain.open()
