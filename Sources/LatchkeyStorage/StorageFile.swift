@@ -74,7 +74,10 @@ package final class StorageFile: Sendable {
         // fail with `readOnly`) instead of failing while SQLite tries to set up the WAL.
         let writable = access(path, W_OK) == 0
         let effectiveReadOnly = readOnly || !writable
-        if writable { repairJournalModes(path: path, owner: info.st_uid) }
+        if writable {
+            repairJournalModes(path: path, owner: info.st_uid)
+            removeAbandonedTemporaryFiles(of: path, keychainExists: true)
+        }
         // Opening for writing switches the file to WAL and may commit: first make sure it is a keychain.
         if !effectiveReadOnly { try checkIsKeychain(path: path, busyTimeout: busyTimeout) }
         let file: StorageFile
@@ -158,7 +161,10 @@ package final class StorageFile: Sendable {
         try syncFile(descriptor, temporary)
         var created = true
         if link(temporary, path) != 0 {
-            guard errno == EEXIST else {
+            // ENOENT with the keychain in place: an opener removed this temporary file before it was locked
+            // (`removeAbandonedTemporaryFiles`), which it does only once the keychain exists.
+            let lost = errno == ENOENT && access(path, F_OK) == 0
+            guard errno == EEXIST || lost else {
                 throw StorageError.io("cannot create \(path): \(String(cString: strerror(errno)))")
             }
             created = false

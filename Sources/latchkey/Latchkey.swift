@@ -25,6 +25,7 @@ struct LatchkeyCommand: ParsableCommand {
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
             LockKeychain.self, UnlockKeychain.self, SetKeychainPassword.self, ShowKeychainInfo.self,
+            VerifyKeychain.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, FindCertificate.self, FindKey.self,

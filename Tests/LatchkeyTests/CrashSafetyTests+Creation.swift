@@ -139,17 +139,9 @@ extension CrashSafetyTests {
                 } else {
                     emptyKept += 1
                 }
-                withKnownIssue(
-                    """
-                    A creation killed before SQLite first wrote its temporary file leaves it empty (with its \
-                    -journal), and one killed between link() and unlink() leaves the temporary name as a second \
-                    name of the keychain: a creation leaves the first alone for a minute, an open never removes \
-                    either, so both stay once the retry made the keychain.
-                    """,
-                    isIntermittent: true
-                ) {
-                    #expect(known == [], "\(moment): left after the retry")
-                }
+                // Opening the finished keychain (which the retry does) removes both kinds: an empty temporary
+                // file nobody holds and a second name of the keychain.
+                #expect(known == [], "\(moment): left after the retry")
                 // The next creation in the directory removes them once they are a minute old.
                 for name in known {
                     try FileManager.default.setAttributes(
@@ -178,8 +170,8 @@ extension CrashSafetyTests {
             "\(killed) killed", "\(absent) left no keychain",
             "\(complete) a complete one (\(withItem) with the first item)",
             "\(leftBeforeRetry) left temporary files",
-            "\(secondNames) left a second name of the finished keychain until the next creation",
-            "\(emptyKept) left an empty temporary file until a creation a minute later",
+            "\(secondNames) left a second name of the finished keychain after the retry",
+            "\(emptyKept) left an empty temporary file after the retry",
             "\(halfInitialised) half-initialised",
         ]
         FileHandle.standardError.write(Data((summary.joined(separator: "; ") + "\n").utf8))

@@ -211,26 +211,14 @@ struct TruncatedKeychainTests {
         )
     }
 
-    /// Expects `error` to be errSecDecode. errSecInternal is the known issue named below.
+    /// Expects `error` to be errSecDecode (a storage error met while the row ledger reads the file is mapped
+    /// by the storage layer with the file's path, not reported as errSecInternal).
     static func expectDecode(
         _ error: KeychainError,
         _ context: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        guard error.code == .internal else {
-            #expect(error.code == .decode, "\(context): \(error.debugDescription)", sourceLocation: sourceLocation)
-            return
-        }
-        withKnownIssue(
-            """
-            A read that meets a missing page of a truncated database fails with errSecInternal (-26276, cause \
-            DatabaseError) instead of errSecDecode: the row ledger reads the file inside the storage transaction \
-            through mappingErrors, whose KeychainError.from has no case for GRDB's DatabaseError.
-            """,
-            isIntermittent: true
-        ) {
-            Issue.record("\(context): \(error.debugDescription)", sourceLocation: sourceLocation)
-        }
+        #expect(error.code == .decode, "\(context): \(error.debugDescription)", sourceLocation: sourceLocation)
     }
 
     static func report(_ line: String) {

@@ -41,7 +41,7 @@ extension KeychainStore {
         _ snapshot: KeyRing.Snapshot,
         _ tokens: TokenCache,
         write: LedgerWrite?
-    ) throws(KeychainError) -> Set<Int> {
+    ) throws -> Set<Int> {
         if let write {
             try write.check(rows, in: table)
             return []
@@ -63,12 +63,12 @@ extension KeychainStore {
         _ snapshot: KeyRing.Snapshot,
         _ tokens: TokenCache
     )
-        throws(KeychainError) -> LedgerWrite?
+        throws -> LedgerWrite?
     {
         if !snapshot.ledgerRequired {
             // A format 1 file this process opened may have been upgraded by another process since: from
             // then on every write must keep the ledger, or the rows it writes would look tampered.
-            guard try mappingErrors({ try writer.reader.meta(LedgerSeal.metaName) }) != nil else { return nil }
+            guard try writer.reader.meta(LedgerSeal.metaName) != nil else { return nil }
             keys.markLedgerRequired()
         }
         return try ledger.beginWrite(reader: writer.reader, tokens.ledger)

@@ -131,7 +131,7 @@ final class RowLedger: Sendable {
         in table: ItemTable,
         reader: StorageReader,
         _ context: LedgerContext
-    ) throws(KeychainError) -> Set<Int> {
+    ) throws -> Set<Int> {
         guard !rows.isEmpty else { return [] }
         let raw = try storedSeal(reader)
         let keys = rows.map { LedgerKey(table, $0.id ?? -1) }
@@ -170,8 +170,10 @@ final class RowLedger: Sendable {
         return failing
     }
 
-    func storedSeal(_ reader: StorageReader) throws(KeychainError) -> Data {
-        let raw = try mappingErrors { try reader.meta(LedgerSeal.metaName) }
+    /// The stored seal's bytes. Storage errors are thrown as they are (this runs inside a storage
+    /// transaction, which maps them with the file's path).
+    func storedSeal(_ reader: StorageReader) throws -> Data {
+        let raw = try reader.meta(LedgerSeal.metaName)
         guard let raw else { throw Self.damagedSeal }
         return raw
     }
@@ -182,11 +184,11 @@ final class RowLedger: Sendable {
         buckets: Set<Int>,
         _ reader: StorageReader,
         _ context: LedgerContext
-    ) throws(KeychainError) -> ScannedBuckets {
+    ) throws -> ScannedBuckets {
         var scanned = ScannedBuckets()
         for bucket in buckets { scanned.aggregates[bucket] = LedgerDigest() }
         let everything = buckets.count > 8
-        try mappingErrors {
+        do {
             for (index, table) in ItemTable.allCases.enumerated() {
                 func add(_ row: ItemRow) {
                     let key = LedgerKey(table, row.id ?? -1)
@@ -212,7 +214,7 @@ final class RowLedger: Sendable {
     static func computed(
         _ reader: StorageReader,
         _ context: LedgerContext
-    ) throws(KeychainError) -> (digests: [LedgerKey: LedgerDigest], buckets: [LedgerDigest]) {
+    ) throws -> (digests: [LedgerKey: LedgerDigest], buckets: [LedgerDigest]) {
         let scanned = try scan(buckets: Set(0..<LedgerSeal.bucketCount), reader, context)
         let buckets = (0..<LedgerSeal.bucketCount).map { scanned.aggregates[$0] ?? LedgerDigest() }
         return (scanned.digests, buckets)
@@ -223,9 +225,7 @@ final class RowLedger: Sendable {
         _ reader: StorageReader,
         raw: Data,
         _ context: LedgerContext
-    ) throws(KeychainError)
-        -> State
-    {
+    ) throws -> State {
         var state = State(raw: raw, seal: try LedgerSeal.decode(raw, context))
         state.merge(try scan(buckets: Set(0..<LedgerSeal.bucketCount), reader, context))
         return state
@@ -235,7 +235,7 @@ final class RowLedger: Sendable {
 
     /// Starts the ledger's part of a write transaction: this process's state must be the file's (a new,
     /// unverified state when another process wrote), and a generation that went back is refused.
-    func beginWrite(reader: StorageReader, _ context: LedgerContext) throws(KeychainError) -> LedgerWrite {
+    func beginWrite(reader: StorageReader, _ context: LedgerContext) throws -> LedgerWrite {
         let raw = try storedSeal(reader)
         let known = inner.withLock { inner in inner.current.flatMap { $0.raw == raw ? $0.seal : nil } }
         if let known { return LedgerWrite(ledger: self, context: context, reader: reader, raw: raw, seal: known) }
@@ -366,7 +366,7 @@ final class LedgerWrite {
     }
 
     /// The digest `key`'s row had when the transaction began (its bucket verified first).
-    private func before(_ key: LedgerKey) throws(KeychainError) -> LedgerDigest? {
+    private func before(_ key: LedgerKey) throws -> LedgerDigest? {
         var expectation = ledger.expectation(key, raw: raw)
         if case .unknown = expectation { expectation = verified.expectation(key) }
         if case .unknown = expectation {
@@ -386,7 +386,7 @@ final class LedgerWrite {
     }
 
     /// Checks rows read inside this transaction: each must be the verified one, or this transaction's.
-    func check(_ rows: [ItemRow], in table: ItemTable) throws(KeychainError) {
+    func check(_ rows: [ItemRow], in table: ItemTable) throws {
         for row in rows {
             let key = LedgerKey(table, row.id ?? -1)
             let expected: LedgerDigest?
@@ -399,7 +399,7 @@ final class LedgerWrite {
 
     /// Captures the digest of the row with `id` before it is rewritten or deleted (verifying its bucket
     /// while the transaction still sees the row as it was).
-    func willChange(id: Int64, in table: ItemTable) throws(KeychainError) {
+    func willChange(id: Int64, in table: ItemTable) throws {
         let key = LedgerKey(table, id)
         guard changes[key] == nil else { return }
         let old = try before(key)
@@ -427,7 +427,7 @@ final class LedgerWrite {
 
     /// Writes the new seal (generation + 1, each changed row's bucket updated) and publishes the changes
     /// for readers of the coming commit; `RowLedger.commit` or `abandon` must follow.
-    func seal(_ writer: StorageWriter) throws(KeychainError) -> RowLedger.Delta {
+    func seal(_ writer: StorageWriter) throws -> RowLedger.Delta {
         var seal = sealBefore
         seal.generation += 1
         for (key, change) in changes {
@@ -435,7 +435,7 @@ final class LedgerWrite {
             if let new = change.new { seal.buckets[key.bucket] ^= new }
         }
         let rawAfter = seal.encoded(context)
-        try mappingErrors { try writer.setMeta(LedgerSeal.metaName, rawAfter) }
+        try writer.setMeta(LedgerSeal.metaName, rawAfter)
         let delta = RowLedger.Delta(rawBefore: raw, rawAfter: rawAfter, seal: seal, changes: changes)
         ledger.setPending(delta)
         return delta
