@@ -145,6 +145,19 @@ package struct RowTokens: Sendable, Equatable {
         return token(at: index)
     }
 
+    /// Calls `body` with the bytes of the column at `index` (the table's token-column order), or `nil` for
+    /// NULL, without copying them out.
+    package func withToken<R>(atColumn index: Int, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard index < columns.count else { return body(nil) }
+        let end = end(index)
+        guard end & Self.present != 0 else { return body(nil) }
+        let start = index == 0 ? 0 : Int(self.end(index - 1) & ~Self.present)
+        let header = columns.count * MemoryLayout<UInt32>.size
+        return buffer.withUnsafeBytes { raw in
+            body(UnsafeRawBufferPointer(rebasing: raw[header + start..<header + Int(end & ~Self.present)]))
+        }
+    }
+
     /// The column names this value holds, in order.
     package var columnNames: [String] { columns }
 

@@ -47,6 +47,12 @@ package struct StorageReader {
         return try query.step() ? query.blob(0) : nil
     }
 
+    /// The row ledger's seal (`changes.ledger`), or `nil` when there is none (a format 1 file).
+    package func ledgerSeal() throws -> Data? {
+        var query = try query("SELECT ledger FROM changes WHERE id = 1")
+        return try query.step() ? query.blob(0) : nil
+    }
+
     /// Every unlock slot, oldest first.
     package func slots() throws -> [SlotRow] {
         var query = try query("SELECT id, kind, parameters, wrapped, checksum FROM slots ORDER BY id")

@@ -40,6 +40,11 @@ enum StorageSchema {
                 }
             }
         }
+        migrator.registerMigration("v2") { db in
+            // The row ledger's seal lives beside the change counter: every item write updates both, so
+            // they share one page of the commit instead of dirtying the `meta` page as well.
+            try db.execute(sql: "ALTER TABLE changes ADD COLUMN ledger BLOB")
+        }
         return migrator
     }
 }

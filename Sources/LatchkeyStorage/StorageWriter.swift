@@ -89,6 +89,11 @@ package struct StorageWriter {
         try db.cachedStatement(sql: "DELETE FROM \(table.rawValue) WHERE id = ?").execute(arguments: [id])
     }
 
+    /// Stores the row ledger's seal (in the `changes` row, beside the counter every item write bumps).
+    package func setLedgerSeal(_ seal: Data) throws {
+        try db.cachedStatement(sql: "UPDATE changes SET ledger = ? WHERE id = 1").execute(arguments: [seal])
+    }
+
     /// Bumps the cross-process change counter; called once by every write transaction that changes items.
     package func bumpChangeCounter() throws {
         try db.cachedStatement(sql: "UPDATE changes SET counter = counter + 1 WHERE id = 1").execute()

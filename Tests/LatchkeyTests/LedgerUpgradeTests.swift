@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized)
 struct LedgerUpgradeTests {
     /// Turns a fresh keychain into the format 1 layout: index key rewrapped under the v1 context (both
-    /// copies), no `meta.ledger`, `meta.format = 1`.
+    /// copies), no ledger seal, `meta.format = 1`.
     static func downgradeToFormat1(_ keychain: TemporaryKeychain, _ store: KeychainStore) throws {
         let snapshot = store.keys.snapshot()
         let master = try #require(snapshot.master)
@@ -31,7 +31,7 @@ struct LedgerUpgradeTests {
             )
             try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'index.bymaster'", arguments: [byMaster])
             try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'index.bydevice'", arguments: [byDevice])
-            try db.execute(sql: "DELETE FROM meta WHERE name = 'ledger'")
+            try db.execute(sql: "UPDATE changes SET ledger = NULL")
             try db.execute(sql: "UPDATE meta SET value = CAST('1' AS BLOB) WHERE name = 'format'")
         }
     }
@@ -75,7 +75,7 @@ struct LedgerUpgradeTests {
         // Deleting the ledger and writing format 1 back does not turn the check off: the index key's
         // wrapping says format 2.
         try TamperingTests.raw(keychain) { db in
-            try db.execute(sql: "DELETE FROM meta WHERE name = 'ledger'")
+            try db.execute(sql: "UPDATE changes SET ledger = NULL")
             try db.execute(sql: "UPDATE meta SET value = CAST('1' AS BLOB) WHERE name = 'format'")
         }
         let stripped = try keychain.open()

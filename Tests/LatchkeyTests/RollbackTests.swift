@@ -142,12 +142,12 @@ struct RollbackTests {
     @Test func aMissingOrForgedLedgerRefusesEveryItemUntilAccepted() throws {
         let (keychain, _) = try TamperingTests.threeItems()
         try TamperingTests.raw(keychain) { db in
-            try db.execute(sql: "UPDATE meta SET value = zeroblob(length(value)) WHERE name = 'ledger'")
+            try db.execute(sql: "UPDATE changes SET ledger = zeroblob(length(ledger))")
         }
         var store = try keychain.open()
         expectKeychainError(.decode) { _ = try Self.secret(store, "carol") }
         #expect(try store.verifyIntegrity().ledger?.sealDamaged == true)
-        try TamperingTests.raw(keychain) { db in try db.execute(sql: "DELETE FROM meta WHERE name = 'ledger'") }
+        try TamperingTests.raw(keychain) { db in try db.execute(sql: "UPDATE changes SET ledger = NULL") }
         try store.close()
         store = try keychain.open()
         expectKeychainError(.decode) { _ = try Self.secret(store, "carol") }
@@ -161,7 +161,7 @@ struct RollbackTests {
         let snapshot = try TamperingTests.raw(keychain) { db in
             (
                 try GRDB.Row.fetchAll(db, sql: "SELECT * FROM genp"),
-                try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'ledger'")
+                try Data.fetchOne(db, sql: "SELECT ledger FROM changes")
             )
         }
         try store.update(TamperingTests.query("carol"), with: ItemChanges(data: SecretData(string: "newer")))
@@ -176,7 +176,7 @@ struct RollbackTests {
                     arguments: StatementArguments(columns.map { row[$0] as DatabaseValue })
                 )
             }
-            try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'ledger'", arguments: [snapshot.1])
+            try db.execute(sql: "UPDATE changes SET ledger = ?", arguments: [snapshot.1])
         }
         // This process knows the file went further than that copy.
         expectKeychainError(.decode) {

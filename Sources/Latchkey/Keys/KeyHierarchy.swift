@@ -102,10 +102,7 @@ enum KeyHierarchy {
                 )
             )
         }
-        try writer.setMeta(
-            LedgerSeal.metaName,
-            LedgerSeal.empty.encoded(LedgerContext(tokenizer: IndexTokenizer(key: index)))
-        )
+        try writer.setLedgerSeal(LedgerSeal.empty.encoded(LedgerContext(tokenizer: IndexTokenizer(key: index))))
         for keyClass in Accessibility.allCases {
             let classKey = KeyWrap.randomKey()
             let context = classContext(keyClass, fileID: fileID)

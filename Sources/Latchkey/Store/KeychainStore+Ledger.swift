@@ -68,7 +68,7 @@ extension KeychainStore {
         if !snapshot.ledgerRequired {
             // A format 1 file this process opened may have been upgraded by another process since: from
             // then on every write must keep the ledger, or the rows it writes would look tampered.
-            guard try writer.reader.meta(LedgerSeal.metaName) != nil else { return nil }
+            guard try writer.reader.ledgerSeal() != nil else { return nil }
             keys.markLedgerRequired()
         }
         return try ledger.beginWrite(reader: writer.reader, tokens.ledger)
@@ -98,7 +98,7 @@ extension KeychainStore {
                 let (digests, buckets) = try RowLedger.computed(writer.reader, tokens.ledger)
                 let seal = LedgerSeal(generation: 1, buckets: buckets)
                 let raw = seal.encoded(tokens.ledger)
-                try writer.setMeta(LedgerSeal.metaName, raw)
+                try writer.setLedgerSeal(raw)
                 try writer.setMeta(
                     KeyHierarchy.indexByMasterName,
                     KeyWrap.wrap(
@@ -144,7 +144,7 @@ extension KeychainStore {
         guard snapshot.ledgerRequired else { return }
         let state = try write { writer -> RowLedger.State in
             let generation: UInt64
-            if let raw = try writer.reader.meta(LedgerSeal.metaName),
+            if let raw = try writer.reader.ledgerSeal(),
                 let seal = try? LedgerSeal.decode(raw, tokens.ledger)
             {
                 generation = seal.generation + 1
@@ -154,7 +154,7 @@ extension KeychainStore {
             let (digests, buckets) = try RowLedger.computed(writer.reader, tokens.ledger)
             let seal = LedgerSeal(generation: generation, buckets: buckets)
             let raw = seal.encoded(tokens.ledger)
-            try writer.setMeta(LedgerSeal.metaName, raw)
+            try writer.setLedgerSeal(raw)
             try writer.bumpChangeCounter()
             return RowLedger.State.complete(raw: raw, seal: seal, digests: digests)
         }

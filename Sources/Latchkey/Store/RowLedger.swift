@@ -173,7 +173,7 @@ final class RowLedger: Sendable {
     /// The stored seal's bytes. Storage errors are thrown as they are (this runs inside a storage
     /// transaction, which maps them with the file's path).
     func storedSeal(_ reader: StorageReader) throws -> Data {
-        let raw = try reader.meta(LedgerSeal.metaName)
+        let raw = try reader.ledgerSeal()
         guard let raw else { throw Self.damagedSeal }
         return raw
     }
@@ -435,7 +435,7 @@ final class LedgerWrite {
             if let new = change.new { seal.buckets[key.bucket] ^= new }
         }
         let rawAfter = seal.encoded(context)
-        try writer.setMeta(LedgerSeal.metaName, rawAfter)
+        try writer.setLedgerSeal(rawAfter)
         let delta = RowLedger.Delta(rawBefore: raw, rawAfter: rawAfter, seal: seal, changes: changes)
         ledger.setPending(delta)
         return delta
