@@ -10,6 +10,9 @@ public struct AgentConfiguration: Sendable {
     public var socketPath: String
     /// The access policy file (`AccessPolicy.defaultPath()`), read for each new connection.
     public var policyPath: String
+    /// Where the agent remembers each keychain's last authenticated state (`$XDG_STATE_HOME/latchkey`, else
+    /// `~/.local/state/latchkey`), to refuse a whole file rolled back to an older copy.
+    public var stateDirectory: String
     /// How the keychain is opened (device secret, busy timeout, clock). The access groups are ignored:
     /// each client gets its own from its executable.
     public var storeOptions: KeychainStore.Options
@@ -38,7 +41,8 @@ public struct AgentConfiguration: Sendable {
         return AgentConfiguration(
             keychainPath: KeychainLocation.defaultKeychainPath(environment: environment),
             socketPath: socketPath,
-            policyPath: AccessPolicy.defaultPath(environment: environment)
+            policyPath: AccessPolicy.defaultPath(environment: environment),
+            stateDirectory: LedgerMemory.defaultDirectory(environment: environment)
         )
     }
 
@@ -47,6 +51,7 @@ public struct AgentConfiguration: Sendable {
         keychainPath: String,
         socketPath: String,
         policyPath: String,
+        stateDirectory: String? = nil,
         storeOptions: KeychainStore.Options = KeychainStore.Options(),
         idleLock: TimeInterval? = nil,
         clock: any KeychainClock = SystemClock(),
@@ -56,6 +61,8 @@ public struct AgentConfiguration: Sendable {
         self.keychainPath = keychainPath
         self.socketPath = socketPath
         self.policyPath = policyPath
+        self.stateDirectory =
+            stateDirectory ?? LedgerMemory.defaultDirectory(environment: ProcessInfo.processInfo.environment)
         self.storeOptions = storeOptions
         self.idleLock = idleLock
         self.clock = clock

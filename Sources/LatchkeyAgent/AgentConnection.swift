@@ -33,7 +33,7 @@ struct AgentConnection: Sendable {
             )
             return
         }
-        guard let scoped = handshake(peer) else { return }
+        guard let (scoped, acceptRollback) = handshake(peer) else { return }
         while true {
             let frame: Data
             do throws(AgentFrame.Failure) {
@@ -47,13 +47,13 @@ struct AgentConnection: Sendable {
                 }
                 return
             }
-            guard reply(execute(frame, peer: peer, store: scoped)) else { return }
+            guard reply(execute(frame, peer: peer, store: scoped, acceptRollback: acceptRollback)) else { return }
         }
     }
 
-    /// Reads the hello, decides the client's groups and answers; returns the store scoped to those groups,
-    /// or `nil` when the client was refused.
-    private func handshake(_ peer: PeerIdentity) -> KeychainStore? {
+    /// Reads the hello, decides the client's groups and answers; returns the store scoped to those groups
+    /// and whether the client's unlock accepts a rolled-back file, or `nil` when the client was refused.
+    private func handshake(_ peer: PeerIdentity) -> (KeychainStore, Bool)? {
         setReceiveTimeout(seconds: Self.helloTimeout)
         let payload: Data
         do throws(AgentFrame.Failure) {
@@ -84,7 +84,7 @@ struct AgentConnection: Sendable {
                 "client connected",
                 metadata: ["pid": "\(peer.process)", "executable": "\(executable)", "groups": "\(groups.count)"]
             )
-            return server.store.scoped(accessGroups: groups)
+            return (server.store.scoped(accessGroups: groups), hello.acceptRollback == true)
         } catch {
             logger.warning(
                 "client refused",
@@ -127,7 +127,8 @@ struct AgentConnection: Sendable {
     private func execute(
         _ frame: Data,
         peer: PeerIdentity,
-        store: KeychainStore
+        store: KeychainStore,
+        acceptRollback: Bool
     ) -> Result<KeychainOutcome, KeychainError> {
         let operation: KeychainOperation
         do {
@@ -138,7 +139,7 @@ struct AgentConnection: Sendable {
         }
         server.noteRequest()
         do {
-            let outcome = try store.perform(operation)
+            let outcome = try perform(operation, store: store, acceptRollback: acceptRollback)
             switch operation {
             case .unlock, .lock:
                 logger.info(
@@ -160,6 +161,48 @@ struct AgentConnection: Sendable {
                 ]
             )
             return .failure(error)
+        }
+    }
+
+    /// Executes one operation, keeping the keychain's remembered state (`LedgerMemory`): while a rollback is
+    /// not accepted, only `lockState`, `lock` and `accessGroups` are served and an unlock is refused unless
+    /// the client asked to accept it; a committed write and a lock are remembered before the answer is sent.
+    private func perform(
+        _ operation: KeychainOperation,
+        store: KeychainStore,
+        acceptRollback: Bool
+    ) throws(KeychainError) -> KeychainOutcome {
+        let memory = server.ledgerMemory
+        switch operation {
+        case .unlock:
+            if acceptRollback {
+                let outcome = try store.perform(operation)
+                try memory.accept(server.store)
+                return outcome
+            }
+            try memory.check(server.store)  // before the unlock when the device secret opens the ledger
+            let outcome = try store.perform(operation)
+            do {
+                try memory.check(server.store)
+            } catch {
+                server.store.lock()
+                throw error
+            }
+            return outcome
+        case .lockState, .accessGroups:
+            return try store.perform(operation)
+        case .lock:
+            let outcome = try store.perform(operation)
+            memory.record(server.store)
+            return outcome
+        case .find, .exists, .changeCounter:
+            if let refusal = memory.refusal { throw refusal }
+            return try store.perform(operation)
+        case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch:
+            if let refusal = memory.refusal { throw refusal }
+            let outcome = try store.perform(operation)
+            memory.record(server.store)
+            return outcome
         }
     }
 

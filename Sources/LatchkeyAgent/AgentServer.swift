@@ -34,6 +34,8 @@ public final class AgentServer: Sendable {
     /// The descriptor of `<keychain>.agent.lock`, `flock`ed for the agent's lifetime.
     let keychainLock: Int32
     let idleLock: IdleLock?
+    /// The keychain's last authenticated state, remembered outside the file.
+    let ledgerMemory: LedgerMemory
     private let connections = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
@@ -50,6 +52,11 @@ public final class AgentServer: Sendable {
         self.listener = listener
         self.keychainLock = keychainLock
         self.idleLock = configuration.idleLock.map { IdleLock(interval: $0, clock: configuration.clock) }
+        self.ledgerMemory = LedgerMemory(
+            directory: configuration.stateDirectory,
+            keychainPath: keychainPath,
+            logger: configuration.logger
+        )
     }
 
     /// The socket the agent listens on.
@@ -82,6 +89,14 @@ public final class AgentServer: Sendable {
             listener: listener,
             keychainLock: keychainLock
         )
+        do {
+            try server.ledgerMemory.check(store)
+        } catch {
+            configuration.logger.error(
+                "agent starts refusing the keychain's items until the rollback is accepted",
+                metadata: ["code": "\(error.code.rawValue)"]
+            )
+        }
         server.idleLock?.start { [weak server] in server?.lockForIdleness() }
         let thread = Thread { [server] in server.acceptConnections() }
         thread.name = "latchkey-agent-accept"
@@ -123,6 +138,7 @@ public final class AgentServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         idleLock?.stop()
+        ledgerMemory.record(store)
         listener.close()
         close(keychainLock)
         configuration.logger.info("agent stopped", metadata: ["socket": "\(listener.path)"])
@@ -205,6 +221,7 @@ public final class AgentServer: Sendable {
     private func lockForIdleness() {
         guard store.lockState == .unlocked else { return }
         store.lock()
+        ledgerMemory.record(store)
         configuration.logger.info(
             "keychain locked after idle time",
             metadata: ["seconds": "\(idleLock?.interval ?? 0)"]

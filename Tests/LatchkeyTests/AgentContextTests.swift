@@ -22,6 +22,7 @@ struct AgentContextTests {
                     keychainPath: keychain.path,
                     socketPath: runtime + "/latchkey/agent.sock",
                     policyPath: keychain.directory + "/access.json",
+                    stateDirectory: keychain.directory + "/state",
                     storeOptions: keychain.options()
                 )
             )

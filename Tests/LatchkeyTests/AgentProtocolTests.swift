@@ -155,6 +155,7 @@ struct AgentProtocolTests {
                 keychainPath: keychain.path,
                 socketPath: runtime + "/latchkey/agent.sock",
                 policyPath: keychain.directory + "/access.json",
+                stateDirectory: keychain.directory + "/state",
                 storeOptions: keychain.options(),
                 idleLock: 300,
                 clock: clock

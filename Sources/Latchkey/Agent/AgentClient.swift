@@ -27,11 +27,20 @@ public final class AgentClient: KeychainService {
     public let requestedAccessGroups: [String]?
     /// The agent's welcome on the first connection: its keychain, this client's groups, the lock state then.
     public let welcome: AgentWelcome
+    /// Whether this client's unlock accepts a keychain file rolled back to an older copy.
+    public let acceptsRollback: Bool
     private let connection: Mutex<Int32>
 
-    private init(socketPath: String, requestedAccessGroups: [String]?, descriptor: Int32, welcome: AgentWelcome) {
+    private init(
+        socketPath: String,
+        requestedAccessGroups: [String]?,
+        acceptsRollback: Bool,
+        descriptor: Int32,
+        welcome: AgentWelcome
+    ) {
         self.socketPath = socketPath
         self.requestedAccessGroups = requestedAccessGroups
+        self.acceptsRollback = acceptsRollback
         self.welcome = welcome
         self.connection = Mutex(descriptor)
     }
@@ -48,14 +57,25 @@ public final class AgentClient: KeychainService {
     /// - Parameters:
     ///   - socketPath: The agent's socket (see `AgentLocation.socketPath()`).
     ///   - accessGroups: A subset of the groups the agent grants this executable to narrow to, or `nil`.
+    ///   - acceptingRollback: Whether an `.unlock` sent by this client also accepts a keychain file that the
+    ///     agent refuses as rolled back to an older copy (`latchkey unlock --accept-rollback`).
     /// - Throws: `notAvailable` (-25291) when no agent answers there or it closes the connection (another
     ///   user's agent does); `missingEntitlement` (-34018) when `accessGroups` names a group the agent does
     ///   not grant this executable.
-    public static func connect(socketPath: String, accessGroups: [String]? = nil) throws(KeychainError) -> AgentClient {
-        let (descriptor, welcome) = try open(socketPath: socketPath, accessGroups: accessGroups)
+    public static func connect(
+        socketPath: String,
+        accessGroups: [String]? = nil,
+        acceptingRollback: Bool = false
+    ) throws(KeychainError) -> AgentClient {
+        let (descriptor, welcome) = try open(
+            socketPath: socketPath,
+            accessGroups: accessGroups,
+            acceptingRollback: acceptingRollback
+        )
         return AgentClient(
             socketPath: socketPath,
             requestedAccessGroups: accessGroups,
+            acceptsRollback: acceptingRollback,
             descriptor: descriptor,
             welcome: welcome
         )
@@ -66,11 +86,16 @@ public final class AgentClient: KeychainService {
     ///
     /// The client narrows to the groups of `LATCHKEY_ACCESS_GROUPS` when it is set.
     ///
+    /// - Parameters:
+    ///   - environment: Where `LATCHKEY_AGENT`, `XDG_RUNTIME_DIR` and `LATCHKEY_ACCESS_GROUPS` are read.
+    ///   - acceptingRollback: See `connect(socketPath:accessGroups:acceptingRollback:)`.
+    ///
     /// - Throws: `notAvailable` when `LATCHKEY_AGENT=required` and no agent answers; `missingEntitlement`
     ///   when the agent refuses a group of `LATCHKEY_ACCESS_GROUPS` (an answer, so never a silent fallback
     ///   to the file).
     public static func discover(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        acceptingRollback: Bool = false
     ) throws(KeychainError) -> AgentClient? {
         let mode = AgentMode.current(environment: environment)
         if mode == .off { return nil }
@@ -86,7 +111,11 @@ public final class AgentClient: KeychainService {
         var info = stat()
         if mode == .auto, stat(path, &info) != 0 || info.st_mode & S_IFMT != S_IFSOCK { return nil }
         do {
-            return try connect(socketPath: path, accessGroups: requestedGroups(environment))
+            return try connect(
+                socketPath: path,
+                accessGroups: requestedGroups(environment),
+                acceptingRollback: acceptingRollback
+            )
         } catch {
             if mode == .auto && error.code == .notAvailable && error.message.hasPrefix(noAgentPrefix) { return nil }
             throw error
@@ -137,7 +166,11 @@ public final class AgentClient: KeychainService {
     }
 
     private func reopen() throws(KeychainError) -> Int32 {
-        let (descriptor, welcome) = try Self.open(socketPath: socketPath, accessGroups: requestedAccessGroups)
+        let (descriptor, welcome) = try Self.open(
+            socketPath: socketPath,
+            accessGroups: requestedAccessGroups,
+            acceptingRollback: acceptsRollback
+        )
         guard welcome.keychain == self.welcome.keychain else {
             close(descriptor)
             throw KeychainError(
@@ -156,7 +189,8 @@ public final class AgentClient: KeychainService {
 
     private static func open(
         socketPath: String,
-        accessGroups: [String]?
+        accessGroups: [String]?,
+        acceptingRollback: Bool
     ) throws(KeychainError) -> (Int32, AgentWelcome) {
         let descriptor: Int32
         do {
@@ -168,7 +202,12 @@ public final class AgentClient: KeychainService {
             throw KeychainError(.notAvailable, "Cannot reach the agent at \(socketPath): \(error).")
         }
         do throws(KeychainError) {
-            let hello = try AgentHandshake.encode(AgentHandshake.Hello(accessGroups: accessGroups))
+            let hello = try AgentHandshake.encode(
+                AgentHandshake.Hello(
+                    accessGroups: accessGroups,
+                    acceptRollback: acceptingRollback ? true : nil
+                )
+            )
             let payload: Data
             do throws(AgentFrame.Failure) {
                 try AgentFrame.write(hello, to: descriptor)

@@ -15,11 +15,15 @@ package enum AgentHandshake {
         package var version: Int
         /// The groups the client narrows to, in order, or `nil` for every group the agent grants it.
         package var accessGroups: [String]?
+        /// `true` when this connection's unlock accepts a keychain file rolled back to an older copy
+        /// (`latchkey unlock --accept-rollback`); absent otherwise.
+        package var acceptRollback: Bool?
 
         /// Makes a hello.
-        package init(version: Int = AgentHandshake.version, accessGroups: [String]?) {
+        package init(version: Int = AgentHandshake.version, accessGroups: [String]?, acceptRollback: Bool? = nil) {
             self.version = version
             self.accessGroups = accessGroups
+            self.acceptRollback = acceptRollback
         }
     }
 

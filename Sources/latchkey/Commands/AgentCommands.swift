@@ -57,7 +57,9 @@ struct UnlockAgent: ParsableCommand {
             The passphrase comes from --passphrase-stdin, or a no-echo prompt on the terminal; --key-file gives \
             a key file instead. Needs a running agent (latchkey agent). The agent derives the keys once and \
             keeps them until `latchkey lock`, its idle lock, or its exit. A wrong passphrase exits 1 with \
-            OSStatus -25293.
+            OSStatus -25293. When the agent finds the keychain file older than the last state it saw (rolled \
+            back to an older copy), it refuses with OSStatus -26275; --accept-rollback unlocks and accepts the \
+            file as it is now.
             """
     )
 
@@ -65,10 +67,15 @@ struct UnlockAgent: ParsableCommand {
     var passphraseStdin = false
     @Option(name: .customLong("key-file"), help: "A key file (32 random bytes, or 64 hex digits).")
     var keyFile: String?
+    @Flag(
+        name: .customLong("accept-rollback"),
+        help: "Accept a keychain file the agent refuses as rolled back to an older copy (a restore made on purpose)."
+    )
+    var acceptRollback = false
 
     func run() throws {
         try runReportingErrors {
-            let agent = try RunningAgent.client()
+            let agent = try RunningAgent.client(acceptingRollback: acceptRollback)
             let credential: UnlockCredential
             if let keyFile {
                 credential = try .keyFile(at: keyFile)
@@ -112,10 +119,11 @@ enum RunningAgent {
     /// The session's agent, whatever `LATCHKEY_AGENT` says (these commands exist only for the agent).
     ///
     /// - Throws: `notAvailable` naming the socket when no agent answers.
-    static func client() throws -> AgentClient {
+    static func client(acceptingRollback: Bool = false) throws -> AgentClient {
         var environment = ProcessInfo.processInfo.environment
         environment["LATCHKEY_AGENT"] = AgentMode.required.rawValue
-        guard let agent = try AgentClient.discover(environment: environment) else {
+        guard let agent = try AgentClient.discover(environment: environment, acceptingRollback: acceptingRollback)
+        else {
             throw KeychainError(
                 .notAvailable,
                 "No latchkey agent runs for this session: start one with `latchkey agent`."

@@ -1,0 +1,242 @@
+import Foundation
+import Latchkey
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the agent remembers, outside the keychain file, of the keychain's last authenticated state: the
+/// row ledger's generation and a keyed digest of its seal (`KeychainStore.ledgerState()`), so that a whole
+/// file rolled back to an older copy is refused at start and at unlock.
+///
+/// One small JSON file per keychain, `<directory>/<file id in hex>.ledger-state` (the directory is
+/// `$XDG_STATE_HOME/latchkey`, mode 0700), written atomically (temporary file, `fsync`, `rename`, `fsync`
+/// of the directory, mode 0600) after every write the agent commits, before its answer is sent, and at
+/// lock and stop. A file whose generation is lower than the remembered one, or equal with another seal, is
+/// a rollback: every item operation and every unlock is refused with `errSecDecode` (-26275) naming the
+/// keychain, until `latchkey unlock --accept-rollback` unlocks with the keychain's credential and accepts
+/// the file as it is.
+final class LedgerMemory: Sendable {
+    /// The remembered state, as the file on disk holds it.
+    struct Record: Codable, Equatable, Sendable {
+        var version = 1
+        var keychain: String
+        var generation: UInt64
+        var sealDigest: Data
+    }
+
+    private struct Inner: Sendable {
+        var remembered: Record?
+        var loaded = false
+        /// Set once a rollback is seen, until it is accepted.
+        var refusal: KeychainError?
+    }
+
+    let directory: String
+    let keychainPath: String
+    private let logger: Logger
+    private let inner = Mutex(Inner())
+
+    init(directory: String, keychainPath: String, logger: Logger) {
+        self.directory = directory
+        self.keychainPath = keychainPath
+        self.logger = logger
+    }
+
+    /// The default directory: `$XDG_STATE_HOME/latchkey`, else `~/.local/state/latchkey`.
+    static func defaultDirectory(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/latchkey" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/state/latchkey"
+    }
+
+    /// The state file of the keychain with file identifier `fileID`.
+    func path(fileID: Data) -> String {
+        directory + "/" + fileID.map { String(format: "%02x", $0) }.joined() + ".ledger-state"
+    }
+
+    /// The error every refused request gets while a rollback is not accepted, or `nil`.
+    var refusal: KeychainError? { inner.withLock { $0.refusal } }
+
+    /// Compares the file with the remembered state (at start and before an unlock is answered).
+    ///
+    /// Nothing is compared when the index key is not available yet (never unlocked and no device secret
+    /// that opens it: the next unlock compares), for a format 1 file, or when the stored ledger itself is
+    /// damaged (every item fails on its own then). The first state seen is remembered.
+    ///
+    /// - Throws: The rollback error (which is also kept as `refusal`).
+    func check(_ store: KeychainStore) throws(KeychainError) {
+        let current: KeychainLedgerState?
+        do {
+            current = try store.ledgerState()
+        } catch {
+            if error.code != .interactionNotAllowed {
+                logger.warning("the row ledger cannot be read", metadata: ["code": "\(error.code.rawValue)"])
+            }
+            return
+        }
+        guard let current else { return }
+        try inner.withLock { (inner: inout Inner) throws(KeychainError) in
+            if let refusal = inner.refusal { throw refusal }
+            let remembered = load(&inner, fileID: current.fileID)
+            if let remembered, isRollback(current, from: remembered) {
+                let error = rollbackError(current, remembered)
+                inner.refusal = error
+                logger.error(
+                    "keychain file rolled back: refused until accepted",
+                    metadata: [
+                        "keychain": "\(keychainPath)", "generation": "\(current.generation)",
+                        "remembered": "\(remembered.generation)",
+                    ]
+                )
+                throw error
+            }
+            save(&inner, current)
+        }
+    }
+
+    /// Remembers the file's state after a committed write, a lock or at stop (never while a rollback is
+    /// refused, and never a generation lower than the remembered one).
+    func record(_ store: KeychainStore) {
+        inner.withLock { inner in
+            guard inner.refusal == nil else { return }
+            let current: KeychainLedgerState?
+            do throws(KeychainError) {
+                current = try store.ledgerState()
+            } catch {
+                if error.code != .interactionNotAllowed {
+                    logger.warning("the row ledger cannot be read", metadata: ["code": "\(error.code.rawValue)"])
+                }
+                return
+            }
+            guard let current else { return }
+            let remembered = load(&inner, fileID: current.fileID)
+            if let remembered, isRollback(current, from: remembered) {
+                inner.refusal = rollbackError(current, remembered)
+                logger.error("keychain file went back while the agent ran", metadata: ["keychain": "\(keychainPath)"])
+                return
+            }
+            save(&inner, current)
+        }
+    }
+
+    /// Accepts the file as it is now (after an unlock with the keychain's credential): remembers its state
+    /// and serves it again.
+    ///
+    /// - Throws: Errors of reading the ledger (`interactionNotAllowed` when still locked, `decode`) or of
+    ///   writing the state file.
+    func accept(_ store: KeychainStore) throws(KeychainError) {
+        let current = try store.ledgerState()
+        try inner.withLock { (inner: inout Inner) throws(KeychainError) in
+            if let current {
+                inner.loaded = true
+                let record = Record(
+                    keychain: keychainPath,
+                    generation: current.generation,
+                    sealDigest: current.sealDigest
+                )
+                try write(record, fileID: current.fileID)
+                inner.remembered = record
+            }
+            if inner.refusal != nil {
+                logger.notice(
+                    "rolled-back keychain accepted",
+                    metadata: ["keychain": "\(keychainPath)", "generation": "\(current?.generation ?? 0)"]
+                )
+            }
+            inner.refusal = nil
+        }
+    }
+
+    private func isRollback(_ current: KeychainLedgerState, from remembered: Record) -> Bool {
+        current.generation < remembered.generation
+            || (current.generation == remembered.generation && current.sealDigest != remembered.sealDigest)
+    }
+
+    private func rollbackError(_ current: KeychainLedgerState, _ remembered: Record) -> KeychainError {
+        KeychainError(
+            .decode,
+            "The keychain \(keychainPath) is older than the last state this agent saw (ledger generation "
+                + "\(current.generation), remembered \(remembered.generation)"
+                + (current.generation == remembered.generation ? ", another history" : "")
+                + "): the whole file was rolled back to an older copy (a restore, a snapshot, or someone "
+                + "replaced it). If that was on purpose, accept it with `latchkey unlock --accept-rollback`."
+        )
+    }
+
+    private func load(_ inner: inout Inner, fileID: Data) -> Record? {
+        if inner.loaded { return inner.remembered }
+        inner.loaded = true
+        let path = path(fileID: fileID)
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            inner.remembered = try JSONDecoder().decode(Record.self, from: data)
+        } catch {
+            logger.error("the remembered keychain state is unreadable; it is replaced", metadata: ["path": "\(path)"])
+        }
+        return inner.remembered
+    }
+
+    private func save(_ inner: inout Inner, _ current: KeychainLedgerState) {
+        let record = Record(keychain: keychainPath, generation: current.generation, sealDigest: current.sealDigest)
+        guard record != inner.remembered else { return }
+        do {
+            try write(record, fileID: current.fileID)
+            inner.remembered = record
+        } catch {
+            logger.error(
+                "cannot remember the keychain's state: a rollback to before it would not be detected",
+                metadata: ["error": "\(error.message)"]
+            )
+        }
+    }
+
+    private func write(_ record: Record, fileID: Data) throws(KeychainError) {
+        let path = path(fileID: fileID)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw KeychainError(.io, "Cannot create the directory \(directory).")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try encoder.encode(record) + Data("\n".utf8))
+        } catch {
+            throw KeychainError(.param, "The keychain state cannot be encoded.")
+        }
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw KeychainError(.io, "Cannot create \(temporary): \(String(cString: strerror(errno))).")
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, bytes.count - offset)
+            }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { break }
+            offset += written
+        }
+        let synced = offset == bytes.count && fchmod(descriptor, 0o600) == 0 && fsync(descriptor) == 0
+        close(descriptor)
+        guard synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw KeychainError(.io, "Cannot write the keychain state \(path).")
+        }
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else { return }
+        defer { close(directoryDescriptor) }
+        guard fsync(directoryDescriptor) == 0 else {
+            throw KeychainError(.io, "Cannot make the rename of \(path) durable.")
+        }
+    }
+}
