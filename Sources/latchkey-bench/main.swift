@@ -5,11 +5,12 @@ import Latchkey
 
 /// The suites, in order. The floor comes first, so that every later operation can be printed as a ratio
 /// to it; the store suite records peak memory before the unlock suite runs scrypt at the standard cost
-/// (128 MiB), so that figure reflects the item operations only.
+/// (128 MiB), so that figure reflects the item operations only. The agent suite comes last: its load
+/// clients write through another process, which the other suites' in-process store would then verify.
 func suites() -> [any BenchmarkSuite.Type] {
     [
         FloorBenchmarks.self, StoreBenchmarks.self, SecItemBenchmarks.self, TypedAPIBenchmarks.self,
-        KeyBenchmarks.self, UnlockBenchmarks.self, TokenBenchmarks.self,
+        KeyBenchmarks.self, UnlockBenchmarks.self, TokenBenchmarks.self, AgentBenchmarks.self,
     ]
 }
 

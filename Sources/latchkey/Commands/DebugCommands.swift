@@ -8,7 +8,7 @@ struct Debug: ParsableCommand {
         commandName: "debug",
         abstract: "Diagnostics and test support.",
         shouldDisplay: false,
-        subcommands: [StressAdd.self, StressUpdate.self, Verify.self, ListAccounts.self]
+        subcommands: [StressAdd.self, StressUpdate.self, Verify.self, ListAccounts.self, AgentLoad.self]
     )
 
     /// Adds `count` generic passwords (service `stress`, account `<prefix>-<n>`, secret `secret-<prefix>-<n>`),
