@@ -80,35 +80,20 @@ extension CrashSafetyTests {
             )
             // As for adds: every kill waits for an event of the child (its start, its k-th touch of the
             // keychain's files, its n-th acknowledged update), never for time.
-            let trigger: String
-            switch round % 4 {
-            case 0:
-                trigger = "at spawn"
-            case 1:
-                let touches = Self.updateKillEvents[round / 4]
-                trigger = "after \(touches) file events"
-                let outcome = events.wait(for: touches, whileRunning: child.pid, timeout: 60)
-                #expect(outcome == .reached, "round \(round): the child made fewer than \(touches) file events")
-            default:
-                let lines = Self.updateKillLines[round / 4 * 2 + round % 4 - 2]
-                trigger = "after \(lines) acknowledged updates"
-                #expect(
-                    child.waitForLines(lines, timeout: 60),
-                    "round \(round): the child never acknowledged \(lines) updates"
-                )
-            }
-            let seenBeforeKill = child.stdoutLines
-            child.kill(SIGKILL)
-            let finished = child.waitForExit(timeout: 60)
-            try #require(
-                finished.signal == SIGKILL,
-                "round \(round) (\(trigger)): the child ended by itself with \(finished.status): \(finished.stderr)"
-            )
-
+            let point: KillPoint =
+                switch round % 4 {
+                case 0: .spawn
+                case 1: .fileEvents(Self.updateKillEvents[round / 4])
+                default: .acknowledgedLines(Self.updateKillLines[round / 4 * 2 + round % 4 - 2])
+                }
             // Each line is written after its update returned: all of them are acknowledged, including those
             // still in the pipe at the moment of the kill.
-            let lines = finished.stdoutLines
-            #expect(Array(lines.prefix(seenBeforeKill.count)) == seenBeforeKill)
+            let (trigger, seenBeforeKill, lines) = try point.kill(
+                child,
+                events: events,
+                round: round,
+                acknowledging: "updates"
+            )
             let expectedLines = (0..<lines.count).map { "ok u-\($0 % accounts) \(prefix)-\($0)" }
             try #require(lines == expectedLines, "round \(round): unexpected output \(lines.suffix(3))")
             for index in 0..<lines.count { acknowledged["u-\(index % accounts)"] = "\(prefix)-\(index)" }

@@ -54,35 +54,20 @@ struct CrashSafetyTests {
             // Every kill waits for an event of the child, never for time: its start (the kill lands in
             // process start-up), its k-th touch of the keychain's files (while it opens and unlocks the
             // keychain or runs its first adds), or its n-th acknowledged line (between or inside adds).
-            let trigger: String
-            switch round % 4 {
-            case 0:
-                trigger = "at spawn"
-            case 1:
-                let touches = Int.random(in: 1...40)
-                trigger = "after \(touches) file events"
-                let outcome = events.wait(for: touches, whileRunning: child.pid, timeout: 60)
-                #expect(outcome == .reached, "round \(round): the child made fewer than \(touches) file events")
-            default:
-                let lines = Int.random(in: 1...150)
-                trigger = "after \(lines) acknowledged lines"
-                #expect(
-                    child.waitForLines(lines, timeout: 60),
-                    "round \(round): the child never acknowledged \(lines) adds"
-                )
-            }
-            let seenBeforeKill = child.stdoutLines
-            child.kill(SIGKILL)
-            let finished = child.waitForExit(timeout: 60)
-            try #require(
-                finished.signal == SIGKILL,
-                "round \(round) (\(trigger)): the child ended by itself with \(finished.status): \(finished.stderr)"
-            )
-
+            let point: KillPoint =
+                switch round % 4 {
+                case 0: .spawn
+                case 1: .fileEvents(Int.random(in: 1...40))
+                default: .acknowledgedLines(Int.random(in: 1...150))
+                }
             // Every line the child wrote was written after its add returned, so all of them count as
             // acknowledged, including those still in the pipe at the moment of the kill.
-            let lines = finished.stdoutLines
-            #expect(Array(lines.prefix(seenBeforeKill.count)) == seenBeforeKill)
+            let (trigger, seenBeforeKill, lines) = try point.kill(
+                child,
+                events: events,
+                round: round,
+                acknowledging: "adds"
+            )
             let expectedLines = (0..<lines.count).map { "ok \(prefix)-\($0)" }
             try #require(lines == expectedLines, "round \(round): unexpected output \(lines.suffix(3))")
             acknowledgedBeforeKill += seenBeforeKill.count

@@ -99,22 +99,16 @@ extension KeychainStore {
                 let seal = LedgerSeal(generation: 1, buckets: buckets)
                 let raw = seal.encoded(tokens.ledger)
                 try writer.setLedgerSeal(raw)
-                try writer.setMeta(
-                    KeyHierarchy.indexByMasterName,
-                    KeyWrap.wrap(
-                        index,
-                        with: KeyHierarchy.indexKEK(master: master, fileID: fileID),
-                        context: KeyHierarchy.indexContext(fileID: fileID)
-                    )
-                )
+                // Both copies of the index key, rewrapped under the format 2 context.
+                func rewrap(_ name: String, under kek: SymmetricKey) throws {
+                    let context = KeyHierarchy.indexContext(fileID: fileID)
+                    try writer.setMeta(name, KeyWrap.wrap(index, with: kek, context: context))
+                }
+                try rewrap(KeyHierarchy.indexByMasterName, under: KeyHierarchy.indexKEK(master: master, fileID: fileID))
                 if let device, try writer.reader.meta(KeyHierarchy.indexByDeviceName) != nil {
-                    try writer.setMeta(
+                    try rewrap(
                         KeyHierarchy.indexByDeviceName,
-                        KeyWrap.wrap(
-                            index,
-                            with: KeyHierarchy.indexKEK(device: device, fileID: fileID),
-                            context: KeyHierarchy.indexContext(fileID: fileID)
-                        )
+                        under: KeyHierarchy.indexKEK(device: device, fileID: fileID)
                     )
                 }
                 try writer.markCurrentFormat()
