@@ -15,7 +15,7 @@ extension Keychain {
     ///
     /// - Throws: `interactionNotAllowed` (-25308) when the item's class is locked (never `nil`).
     public func passwordSecret(for item: InternetPassword) throws(KeychainError) -> SecretData? {
-        try resolvedStore().findFirst(internetQuery(item), withData: true).map { $0.data ?? SecretData([]) }
+        try resolvedService().findFirst(internetQuery(item), withData: true).map { $0.data ?? SecretData([]) }
     }
 
     /// The password stored for `item` (UTF-8), or `nil` when there is none.
@@ -36,7 +36,7 @@ extension Keychain {
         var attributes = settableAttributes().merging(item.attributes) { _, new in new }
         attributes[.synchronizable] = synchronizable.newItemValue
         if let accessGroup { attributes[.accessGroup] = .string(accessGroup) }
-        _ = try resolvedStore().perform(
+        _ = try resolvedService().perform(
             .updateFirstOrAdd(
                 match: internetQuery(item),
                 changes: ItemChanges(attributes: settableAttributes(), data: secret),
@@ -64,7 +64,7 @@ extension Keychain {
     public func internetPasswords(forServer server: String? = nil) throws(KeychainError) -> [InternetPasswordInfo] {
         var query = internetQuery(nil)
         if let server { query.attributes[.server] = .string(server) }
-        return try resolvedStore().findAll(query).compactMap { item in
+        return try resolvedService().findAll(query).compactMap { item in
             InternetPassword(attributes: item.attributes).map {
                 InternetPasswordInfo(internetPassword: $0, metadata: KeychainItemMetadata(item))
             }

@@ -19,7 +19,7 @@ extension Keychain {
     /// - Throws: `interactionNotAllowed` only when the keychain has never been unlocked in this process
     ///   and its device secret cannot open the index; `missingEntitlement` for a foreign access group.
     public func contains(_ key: String) throws(KeychainError) -> Bool {
-        try resolvedStore().exists(query(forKey: key))
+        try resolvedService().exists(query(forKey: key))
     }
 
     /// Every key of the service (in its access group and sync policy), oldest first.
@@ -35,7 +35,7 @@ extension Keychain {
     ///
     /// - Throws: `interactionNotAllowed` when one of the items' class is locked.
     public func items() throws(KeychainError) -> [KeychainItemInfo] {
-        try resolvedStore().findAll(query(forKey: nil)).compactMap { item in
+        try resolvedService().findAll(query(forKey: nil)).compactMap { item in
             Self.key(of: item.attributes).map { KeychainItemInfo(key: $0, metadata: KeychainItemMetadata(item)) }
         }
     }
@@ -44,7 +44,7 @@ extension Keychain {
     ///
     /// - Throws: `interactionNotAllowed` when the item's class is locked.
     public func metadata(forKey key: String) throws(KeychainError) -> KeychainItemMetadata? {
-        try resolvedStore().findFirst(query(forKey: key)).map(KeychainItemMetadata.init)
+        try resolvedService().findFirst(query(forKey: key)).map(KeychainItemMetadata.init)
     }
 
     /// Removes every item in `scope`, in one transaction.
@@ -66,7 +66,7 @@ extension Keychain {
             let deletes = ItemClass.storable.map {
                 KeychainOperation.delete(DeleteRequest(ItemQuery($0, synchronizable: .any)))
             }
-            return try Self.deletedCount(resolvedStore().batch(deletes))
+            return try Self.deletedCount(resolvedService().batch(deletes))
         }
     }
 }

@@ -11,7 +11,7 @@ extension Keychain {
     /// - Throws: `interactionNotAllowed` (-25308) when the item exists but its class is locked (never
     ///   `nil`); `missingEntitlement` (-34018) when `accessGroup` is not one of the process's groups.
     public func secret(forKey key: String) throws(KeychainError) -> SecretData? {
-        try resolvedStore().findFirst(query(forKey: key), withData: true).map { $0.data ?? SecretData([]) }
+        try resolvedService().findFirst(query(forKey: key), withData: true).map { $0.data ?? SecretData([]) }
     }
 
     /// The bytes stored under `key`, or `nil` when no item exists.
@@ -71,7 +71,7 @@ extension Keychain {
     /// - Throws: `interactionNotAllowed` when the existing item's or the new accessibility's class is
     ///   locked; `missingEntitlement` for an access group that is not the process's.
     public func set(_ secret: SecretData, forKey key: String) throws(KeychainError) {
-        _ = try resolvedStore().perform(
+        _ = try resolvedService().perform(
             .updateFirstOrAdd(
                 match: query(forKey: key),
                 changes: ItemChanges(attributes: settableAttributes(), data: secret),
@@ -111,7 +111,7 @@ extension Keychain {
 
     /// Deletes every item matching `query` in one transaction; returns how many.
     func remove(_ query: ItemQuery) throws(KeychainError) -> Int {
-        try Self.deletedCount(resolvedStore().batch([.delete(DeleteRequest(query))]))
+        try Self.deletedCount(resolvedService().batch([.delete(DeleteRequest(query))]))
     }
 
     /// The total of a batch of deletes' counts.

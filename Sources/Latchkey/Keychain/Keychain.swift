@@ -22,11 +22,13 @@ import Foundation
 /// Errors are `KeychainError`. A missing item is `nil` (or `false`), never an error; a keychain too
 /// locked to read the item is `KeychainError.Code.interactionNotAllowed` (-25308), never `nil`.
 public struct Keychain: Sendable, CustomStringConvertible {
-    /// Where a keychain's items live: the process-wide default store or a given one (with an optional
-    /// owner kept alive alongside it, such as a test keychain's temporary directory).
+    /// Where a keychain's items live: the process-wide context (the agent or the default store), a given
+    /// store (with an optional owner kept alive alongside it, such as a test keychain's temporary
+    /// directory), or a given service (an agent's client).
     enum Backing: Sendable {
         case shared
         case store(KeychainStore, owner: (any AnyObject & Sendable)?)
+        case service(any KeychainService)
     }
 
     /// The service (`kSecAttrService`) of every item this keychain reads and writes.
@@ -56,8 +58,9 @@ public struct Keychain: Sendable, CustomStringConvertible {
     ///   - accessGroup: A shared access group, or `nil` for the process's default group.
     ///   - accessibility: When new items are readable (default `.afterFirstUnlock`).
     ///   - synchronizable: Local, synchronizable or both (default `.localOnly`).
-    ///   - store: The keychain file to use; `nil` for the process-wide default
-    ///     (`Keychain.defaultStore()`), opened on first use.
+    ///   - store: The keychain file to use; `nil` for the process context (`KeychainContext.current()`):
+    ///     the per-user agent when one serves the default keychain, else the default keychain opened in
+    ///     process on first use.
     public init(
         service: String,
         accessGroup: String? = nil,
@@ -158,13 +161,53 @@ public struct Keychain: Sendable, CustomStringConvertible {
         return copy
     }
 
-    /// The keychain file this keychain uses, opening the process-wide default one on first use.
+    /// A copy that sends its operations to `keychainService`: an `AgentClient` (the per-user agent) or a
+    /// `KeychainStore`.
     ///
-    /// - Throws: `KeychainError` from `KeychainStore.open` when the default keychain cannot be opened.
-    public func resolvedStore() throws(KeychainError) -> KeychainStore {
+    /// Values, listing and removal go through the service; observation, readiness and migrations need a
+    /// keychain opened in process and fail with `notAvailable` on an agent's client (see `resolvedStore()`).
+    public func keychainService(_ keychainService: any KeychainService) -> Keychain {
+        var copy = self
+        if let store = keychainService as? KeychainStore {
+            copy.backing = .store(store, owner: nil)
+        } else {
+            copy.backing = .service(keychainService)
+        }
+        return copy
+    }
+
+    /// The service this keychain's values, listings and removals go to: its store or service, else the
+    /// process context's service (`KeychainContext.current()`), which is the per-user agent when one
+    /// serves the default keychain, and the default keychain opened in process otherwise.
+    ///
+    /// - Throws: The `KeychainError` of `KeychainContext.current()` (for example when the default keychain
+    ///   cannot be opened, or `LATCHKEY_AGENT=required` finds no agent).
+    public func resolvedService() throws(KeychainError) -> any KeychainService {
         switch backing {
         case .store(let store, _): store
-        case .shared: try Self.defaultStore()
+        case .service(let service): service
+        case .shared: try KeychainContext.current().service
+        }
+    }
+
+    /// The keychain file this keychain uses, opening the process-wide default one on first use.
+    ///
+    /// Observation, readiness and migrations use it: in a process whose context is the per-user agent,
+    /// the default keychain is then opened in process, with this process's own lock state.
+    ///
+    /// - Throws: `KeychainError` from `KeychainStore.open` when the default keychain cannot be opened;
+    ///   `notAvailable` when this keychain was given an agent's client (`keychainService(_:)`).
+    public func resolvedStore() throws(KeychainError) -> KeychainStore {
+        switch backing {
+        case .store(let store, _): return store
+        case .shared: return try Self.defaultStore()
+        case .service(let service):
+            if let store = service as? KeychainStore { return store }
+            throw KeychainError(
+                .notAvailable,
+                "This keychain goes through the per-user agent: observation, readiness and migrations need the "
+                    + "keychain opened in process."
+            )
         }
     }
 
