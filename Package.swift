@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyTokensTests",
             dependencies: [
-                "LatchkeyTokens", "LatchkeyTesting", "Latchkey",
+                "LatchkeyTokens", "LatchkeyTesting", "Latchkey", "LatchkeyAgent",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],

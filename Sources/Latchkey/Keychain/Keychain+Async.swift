@@ -140,6 +140,12 @@ extension Keychain {
         return try await BlockingWork.run { () throws(KeychainError) in try keychain.isAvailable() }
     }
 
+    /// The service this keychain's values go to (see the synchronous `resolvedService()`).
+    public func resolvedService() async throws(KeychainError) -> any KeychainService {
+        let keychain = self
+        return try await BlockingWork.run { () throws(KeychainError) in try keychain.resolvedService() }
+    }
+
     /// The keychain file, opening the default one on first use (see the synchronous `resolvedStore()`).
     public func resolvedStore() async throws(KeychainError) -> KeychainStore {
         let keychain = self

@@ -37,8 +37,19 @@ extension Keychain {
 
     /// Whether the items this keychain reads are readable now (see `waitUntilAvailable()`).
     ///
-    /// - Throws: `KeychainError` when the default store cannot be opened.
+    /// Through the per-user agent (`resolvedService()` is an agent's client) this is the agent's lock
+    /// state, asked with one `.lockState` request.
+    ///
+    /// - Throws: `KeychainError` when the default store cannot be opened or the agent cannot be reached.
     public func isAvailable() throws(KeychainError) -> Bool {
-        try resolvedStore().keys.lockStates.current.permits(accessibility)
+        let service = try resolvedService()
+        if let store = service as? KeychainStore { return store.keys.lockStates.current.permits(accessibility) }
+        guard case .lockState(let state) = try service.perform(.lockState) else {
+            throw KeychainError(
+                .internalComponent,
+                "The keychain service answered a lock-state request with another outcome."
+            )
+        }
+        return state.permits(accessibility)
     }
 }

@@ -163,29 +163,40 @@ public actor TokenManager {
     }
 
     /// The keychain file's change counter while the tokens' class is readable; `nil` (no caching) when
-    /// the keychain is locked for it or the counter cannot be read.
+    /// the keychain is locked for it or the counter cannot be read. Through the per-user agent, the
+    /// agent's counter (a `.changeCounter` request).
     private func currentChangeCounter(in keychain: Keychain) -> Int64? {
         do {
             guard try keychain.isAvailable() else { return nil }
-            return try keychain.resolvedStore().changeCounter()
+            let service = try keychain.resolvedService()
+            if let opened = service as? KeychainStore { return try opened.changeCounter() }
+            guard case .changeCounter(let counter) = try service.perform(.changeCounter) else { return nil }
+            return counter
         } catch {
             return nil
         }
     }
 
-    /// The keychain bound to its opened file, so that the cached path never opens the process-wide
-    /// default keychain (which may run a KDF) on this actor's executor; opened off it the first time.
+    /// The keychain bound to its service (the opened file, or the per-user agent's client when the process
+    /// context is the agent), so that the cached path never opens the process-wide default keychain (which
+    /// may run a KDF) on this actor's executor; resolved off it the first time.
     private func boundKeychain() async throws(TokenError) -> Keychain {
         if let bound { return bound }
-        let opened: KeychainStore
+        let service: any KeychainService
         do {
-            opened = try await store.keychain.resolvedStore()
+            service = try await store.keychain.resolvedService()
         } catch {
             throw TokenError.keychain(error, while: "opened")
         }
-        let keychain = store.keychain.store(opened)
+        let keychain = store.keychain.keychainService(service)
         bound = keychain
-        boundPath = opened.path
+        if let opened = service as? KeychainStore {
+            boundPath = opened.path
+        } else if let agent = service as? AgentClient {
+            boundPath = agent.welcome.keychain
+        } else {
+            boundPath = KeychainLocation.defaultKeychainPath()
+        }
         return keychain
     }
 
