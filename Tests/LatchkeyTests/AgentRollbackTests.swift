@@ -105,4 +105,40 @@ struct AgentRollbackTests {
         let again = try harness.latchkey(["find-generic-password", "-s", "svc", "-a", "old", "-w"])
         #expect(again.stdout == "old-secret\n", "the accepted state is remembered: \(again.stderr)")
     }
+
+    @Test func writesWithoutTheAgentMoveForwardButAnotherHistoryOfTheSameGenerationIsRefused() throws {
+        let harness = try AgentHarness()
+        try harness.unlock()
+        let first = try harness.latchkey(["add-generic-password", "-s", "svc", "-a", "a", "-w", "a-secret"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(harness.stop().status == 0)
+        let older = Self.snapshot(harness.keychain.path)
+        let inProcess = ["LATCHKEY_AGENT": "off", "LATCHKEY_PASSPHRASE": AgentHarness.passphrase]
+
+        let forward = try harness.latchkey(
+            ["add-generic-password", "-s", "svc", "-a", "b", "-w", "b-secret"],
+            extra: inProcess
+        )
+        #expect(forward.status == 0, "\(forward.stderr)")
+        let second = try Self.startAgent(harness)
+        defer { second.kill(SIGKILL) }
+        try harness.unlock()
+        let read = try harness.latchkey(["find-generic-password", "-s", "svc", "-a", "b", "-w"])
+        #expect(read.stdout == "b-secret\n", "a write made without the agent is not a rollback: \(read.stderr)")
+        second.kill(SIGTERM)
+        #expect(second.waitForExit(timeout: 60).status == 0)
+
+        try Self.restore(older, to: harness.keychain.path)
+        let diverged = try harness.latchkey(
+            ["add-generic-password", "-s", "svc", "-a", "c", "-w", "c-secret"],
+            extra: inProcess
+        )
+        #expect(diverged.status == 0, "\(diverged.stderr)")
+        let third = try Self.startAgent(harness)
+        defer { third.kill(SIGKILL) }
+        let refused = try harness.latchkey(["unlock", "--passphrase-stdin"], input: AgentHarness.passphrase)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("-26275"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("another history"), "same generation, another seal: \(refused.stderr)")
+    }
 }
