@@ -28,8 +28,8 @@ extension KeychainStore {
 
     /// The row ledger's generation and a keyed digest of its stored seal, as the file holds them now.
     ///
-    /// Reads and authenticates the stored seal (`changes.ledger`) only (no row is scanned). Available whenever the index key is:
-    /// after an unlock, or before one when the device secret opens it.
+    /// Reads and authenticates the stored seal (`changes.ledger`) only (no row is scanned). Available
+    /// whenever the index key is: after an unlock, or before one when the device secret opens it.
     ///
     /// - Returns: The state, or `nil` for a format 1 file (no ledger yet; it gains one at its first
     ///   writable unlock).
