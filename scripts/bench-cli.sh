@@ -3,7 +3,8 @@
 # and pass (gpg), at the same item counts. Writes a Markdown table (docs/cli-benchmarks.md by default).
 #
 #   scripts/bench-cli.sh [--sizes "10 1000 10000"] [--runs 40] [--out docs/cli-benchmarks.md]
-#                        [--tools "latchkey secret-tool pass"] [--results DIR]
+#                        [--tools "latchkey latchkey-agent secret-tool pass"] [--results DIR]
+#                        [--secret-tool-collection login|session]
 #
 # --results keeps hyperfine's JSON in DIR (default: a temporary folder) and renders the table from every
 # result found there, so one tool can be measured again without refilling the others.
@@ -14,6 +15,16 @@
 # latchkey unlocks with a key file (LATCHKEY_KEY_FILE); gnome-keyring's login collection is unlocked once at
 # daemon start; pass uses a gpg key without passphrase and a warm gpg-agent. Every peer gets N items first.
 #
+# latchkey-agent (issue 15; lookups only): a passphrase keychain (standard scrypt cost) served by
+# `latchkey agent` in its own XDG_RUNTIME_DIR, unlocked once with `latchkey unlock --passphrase-stdin`; each
+# timed `latchkey find-generic-password -w` has no credential in its environment and LATCHKEY_AGENT=required.
+# The agent is stopped (SIGTERM) after each size.
+#
+# --secret-tool-collection session puts secret-tool's N items in gnome-keyring's in-memory session
+# collection instead of the file-backed login collection (lookups only; no store is timed): the daemon
+# rewrites its whole keyring file for every new item, so filling the login collection with 10 000 items
+# takes about 35 minutes, the session collection about a minute. A lookup reads the daemon's memory in both.
+#
 # Needs (Debian): hyperfine gnome-keyring libsecret-tools dbus-daemon pass gnupg python3-secretstorage
 #   apt-get install -y --no-install-recommends hyperfine gnome-keyring libsecret-tools dbus-x11 pass gnupg python3-secretstorage
 set -euo pipefail
@@ -23,26 +34,32 @@ RUNS=40
 TOOLS="latchkey secret-tool pass"
 RESULTS=""
 OUT="docs/cli-benchmarks.md"
+COLLECTION="login"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Inner mode: the secret-tool measurements, run inside dbus-run-session (see below).
 if [[ "${1:-}" == "__secret_tool" ]]; then
-    n="$2"; results="$3"; runs="$4"
+    n="$2"; results="$3"; runs="$4"; collection="${5:-login}"
     export XDG_RUNTIME_DIR="$HOME/run"; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
     export XDG_DATA_HOME="$HOME/share"; mkdir -p "$XDG_DATA_HOME"
     eval "$(printf 'benchmark-login' | gnome-keyring-daemon --unlock --components=secrets 2>/dev/null)" || true
     printf 'x' | secret-tool store --label=warmup service warmup user warmup
-    /usr/bin/python3 - "$n" <<'PY'
+    /usr/bin/python3 - "$n" "$collection" <<'PY'
 import sys, secretstorage
 n = int(sys.argv[1])
 connection = secretstorage.dbus_init()
-collection = secretstorage.get_default_collection(connection)
+if sys.argv[2] == "session":
+    collection = secretstorage.Collection(connection, "/org/freedesktop/secrets/collection/session")
+else:
+    collection = secretstorage.get_default_collection(connection)
 for i in range(n):
-    collection.create_item(f"stress u-{i}", {"service": "stress", "user": f"u-{i}"}, f"secret-u-{i}".encode(), replace=True)
+    # A fresh session collection holds no item to replace (and replacing searches the whole collection).
+    collection.create_item(f"stress u-{i}", {"service": "stress", "user": f"u-{i}"}, f"secret-u-{i}".encode(), replace=sys.argv[2] != "session")
 PY
     mid=$((n / 2))
     hyperfine --warmup 3 --runs "$runs" --style none --export-json "$results/secret-tool-lookup-$n.json" \
         -n "secret-tool lookup" "secret-tool lookup service stress user u-$mid >/dev/null"
+    [[ "$collection" == "session" ]] && exit 0
     hyperfine --warmup 3 --runs "$runs" --style none --export-json "$results/secret-tool-store-$n.json" \
         -n "secret-tool store" "printf 'new-secret' | secret-tool store --label=bench service stress user u-$mid"
     exit 0
@@ -55,14 +72,22 @@ while [[ $# -gt 0 ]]; do
         --out) OUT="$2"; shift 2 ;;
         --tools) TOOLS="$2"; shift 2 ;;
         --results) RESULTS="$2"; shift 2 ;;
+        --secret-tool-collection) COLLECTION="$2"; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 64 ;;
     esac
 done
 
-for tool in hyperfine secret-tool gnome-keyring-daemon dbus-run-session pass gpg; do
+wants() { [[ " $TOOLS " == *" $1 "* ]]; }
+needed="hyperfine"
+if wants secret-tool; then needed+=" secret-tool gnome-keyring-daemon dbus-run-session"; fi
+if wants pass; then needed+=" pass gpg"; fi
+for tool in $needed; do
     command -v "$tool" >/dev/null || { echo "missing $tool (see the header of $0)" >&2; exit 1; }
 done
+[[ "$OUT" == /* ]] || OUT="$ROOT/$OUT"
 
+BUILD="release, static Swift runtime, no PIE"
+if [[ -n "${LATCHKEY_BIN:-}" ]]; then BUILD="LATCHKEY_BIN=$LATCHKEY_BIN"; fi
 if [[ -z "${LATCHKEY_BIN:-}" ]]; then
     # A static Swift runtime linked as a position-dependent executable: no dynamic symbol binding and no
     # relocation of the runtime's data pages at every start (about 40% less start-up work per process).
@@ -72,16 +97,22 @@ if [[ -z "${LATCHKEY_BIN:-}" ]]; then
 fi
 
 WORK="$(mktemp -d /tmp/latchkey-bench-XXXXXX)"
-trap 'gpgconf --homedir "$WORK/gnupg" --kill gpg-agent 2>/dev/null || true; rm -rf "$WORK"' EXIT
+AGENT_PID=""
+stop_agent() {
+    if [[ -n "$AGENT_PID" ]]; then kill -TERM "$AGENT_PID" 2>/dev/null || true; wait "$AGENT_PID" 2>/dev/null || true; fi
+    AGENT_PID=""
+}
+trap 'stop_agent; gpgconf --homedir "$WORK/gnupg" --kill gpg-agent 2>/dev/null || true; rm -rf "$WORK"' EXIT
 RESULTS="${RESULTS:-$WORK/results}"; mkdir -p "$RESULTS"
-wants() { [[ " $TOOLS " == *" $1 "* ]]; }
 load() { awk '{print $1}' /proc/loadavg; }
 
 # pass: one throwaway gpg key (no passphrase) shared by every size.
+if wants pass; then
 export GNUPGHOME="$WORK/gnupg"; mkdir -m 700 "$GNUPGHOME"
 gpg --batch --quiet --passphrase '' --quick-gen-key 'Latchkey Bench <bench@example.invalid>' ed25519 sign never 2>/dev/null
 FPR="$(gpg --list-keys --with-colons bench@example.invalid | awk -F: '/^fpr/ {print $10; exit}')"
 gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr never 2>/dev/null
+fi
 
 for n in $SIZES; do
     mid=$((n / 2))
@@ -106,10 +137,38 @@ for n in $SIZES; do
     unset LATCHKEY_KEYCHAIN LATCHKEY_KEY_FILE LATCHKEY_DEVICE_SECRET XDG_DATA_HOME
     fi
 
+    # latchkey-agent: a passphrase keychain served by an agent unlocked once; clients carry no credential.
+    if wants latchkey-agent; then
+    dir="$WORK/latchkey-agent-$n"; mkdir -m 700 "$dir" "$dir/run" "$dir/data" "$dir/config" "$dir/state"
+    passphrase="latchkey-bench agent passphrase"
+    agent_env=(env -u LATCHKEY_PASSPHRASE -u LATCHKEY_PASSPHRASE_FILE -u LATCHKEY_KEY_FILE -u LATCHKEY_ACCESS_GROUPS
+        LATCHKEY_KEYCHAIN="$dir/bench.keychain-db" LATCHKEY_DEVICE_SECRET="$dir/device-secret"
+        XDG_RUNTIME_DIR="$dir/run" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" XDG_STATE_HOME="$dir/state")
+    printf '%s' "$passphrase" | "${agent_env[@]}" "$LATCHKEY_BIN" create-keychain --passphrase-stdin >/dev/null
+    "${agent_env[@]}" LATCHKEY_AGENT=off LATCHKEY_PASSPHRASE="$passphrase" \
+        "$LATCHKEY_BIN" debug stress-add --prefix u --count "$n" >/dev/null
+    "${agent_env[@]}" "$LATCHKEY_BIN" agent --foreground >"$dir/agent.out" 2>"$dir/agent.log" &
+    AGENT_PID=$!
+    for _ in $(seq 300); do grep -q '^ready ' "$dir/agent.out" 2>/dev/null && break; sleep 0.1; done
+    grep -q '^ready ' "$dir/agent.out" || { echo "the agent did not start: $(cat "$dir/agent.log")" >&2; exit 1; }
+    printf '%s' "$passphrase" | "${agent_env[@]}" "$LATCHKEY_BIN" unlock --passphrase-stdin >/dev/null
+    "${agent_env[@]}" LATCHKEY_AGENT=required "$LATCHKEY_BIN" find-generic-password -s stress -a "u-$mid" -w \
+        | grep -qx "secret-u-$mid" || { echo "the agent does not answer the lookup" >&2; exit 1; }
+    (
+        unset LATCHKEY_PASSPHRASE LATCHKEY_PASSPHRASE_FILE LATCHKEY_KEY_FILE LATCHKEY_ACCESS_GROUPS
+        export "${agent_env[@]:9}" LATCHKEY_AGENT=required
+        hyperfine --warmup 3 --runs "$RUNS" --style none --export-json "$RESULTS/latchkey-agent-lookup-$n.json" \
+            -n "latchkey find-generic-password -w (agent)" \
+            "'$LATCHKEY_BIN' find-generic-password -s stress -a u-$mid -w >/dev/null"
+    )
+    stop_agent
+    echo "latchkey-agent $n $(load)" >>"$RESULTS/load.txt"
+    fi
+
     # secret-tool: a fresh gnome-keyring in its own D-Bus session and home.
     if wants secret-tool; then
     home="$WORK/secret-tool-$n"; mkdir -p "$home"
-    HOME="$home" dbus-run-session -- bash "$0" __secret_tool "$n" "$RESULTS" "$RUNS" 2>/dev/null
+    HOME="$home" dbus-run-session -- bash "$0" __secret_tool "$n" "$RESULTS" "$RUNS" "$COLLECTION" 2>/dev/null
     echo "secret-tool $n $(load)" >>"$RESULTS/load.txt"
     fi
 
@@ -134,16 +193,16 @@ for n in $SIZES; do
 done
 
 MACHINE="$(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr)"
-VERSIONS="latchkey $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') (release, static Swift runtime, no PIE), \
+VERSIONS="latchkey $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?') ($BUILD), \
 secret-tool/libsecret $(dpkg-query -W -f '${Version}' libsecret-tools 2>/dev/null), \
 gnome-keyring $(dpkg-query -W -f '${Version}' gnome-keyring 2>/dev/null), \
 pass $(dpkg-query -W -f '${Version}' pass 2>/dev/null), gpg $(gpg --version | awk 'NR==1 {print $3}'), \
 hyperfine $(hyperfine --version | awk '{print $2}')"
 
-/usr/bin/python3 - "$RESULTS" "$SIZES" "$RUNS" "$MACHINE" "$VERSIONS" >"$ROOT/$OUT" <<'PY'
+/usr/bin/python3 - "$RESULTS" "$SIZES" "$RUNS" "$MACHINE" "$VERSIONS" >"$OUT" <<'PY'
 import json, os, sys, datetime
 results, sizes, runs, machine, versions = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5]
-tools = ("latchkey", "secret-tool", "pass")
+tools = ("latchkey", "latchkey-agent", "secret-tool", "pass")
 def load(tool, op, n):
     path = f"{results}/{tool}-{op}-{n}.json"
     if not os.path.exists(path):
@@ -174,20 +233,21 @@ print("parentheses. *lookup* prints one password; *store* replaces the password 
 print("unlocks with a key file (`LATCHKEY_KEY_FILE`); gnome-keyring's collection was unlocked once when its daemon")
 print("started (under `dbus-run-session`); pass uses a gpg key without passphrase and a warm gpg-agent.")
 print()
-print("| Operation | Items | latchkey | secret-tool | pass | secret-tool / latchkey | pass / latchkey |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+print("| Operation | Items | latchkey | latchkey (agent) | secret-tool | pass | secret-tool / latchkey | secret-tool / agent | pass / latchkey |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for op, label in (("lookup", "lookup (`find-generic-password -w`)"), ("store", "store (`add-generic-password -U`)")):
     for n in sizes:
         r = {t: load(t, op, n) for t in tools}
         cells = [wall(r[t]) if r[t] else "—" for t in tools]
         lk = r["latchkey"]
-        print(f"| {label} | {int(n):,} | " + " | ".join(cells) + f" | {ratio(lk, r['secret-tool'])} | {ratio(lk, r['pass'])} |")
+        agent = r["latchkey-agent"]
+        print(f"| {label} | {int(n):,} | " + " | ".join(cells) + f" | {ratio(lk, r['secret-tool'])} | {ratio(agent, r['secret-tool'])} | {ratio(lk, r['pass'])} |")
 print()
 print("CPU time of the measured process (user + system, mean). secret-tool's figure leaves out the work done")
 print("by gnome-keyring-daemon, which runs in another process; gpg-agent's is likewise left out for pass.")
 print()
-print("| Operation | Items | latchkey | secret-tool (client only) | pass (client only) |")
-print("| --- | ---: | ---: | ---: | ---: |")
+print("| Operation | Items | latchkey | latchkey (agent, client only) | secret-tool (client only) | pass (client only) |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
 for op in ("lookup", "store"):
     for n in sizes:
         r = {t: load(t, op, n) for t in tools}
