@@ -124,16 +124,6 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
     ///
     /// - Throws: `KeychainError.Code.io` when any step fails (the previous file is then left as it was).
     public func save(to path: String) throws(KeychainError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw KeychainError(.io, "Cannot create the directory \(directory).")
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
@@ -142,37 +132,6 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
         } catch {
             throw KeychainError(.param, "The access policy cannot be encoded.")
         }
-        try Self.writeAtomically(data, to: path, directory: directory)
-    }
-
-    private static func writeAtomically(_ data: Data, to path: String, directory: String) throws(KeychainError) {
-        let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw KeychainError(.io, "Cannot create \(temporary): \(String(cString: strerror(errno))).")
-        }
-        let bytes = [UInt8](data)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes {
-                write(descriptor, $0.baseAddress.map { $0 + offset }, bytes.count - offset)
-            }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { break }
-            offset += written
-        }
-        let synced = offset == bytes.count && fchmod(descriptor, 0o600) == 0 && fsync(descriptor) == 0
-        close(descriptor)
-        guard synced, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw KeychainError(.io, "Cannot write the access policy \(path).")
-        }
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            defer { close(directoryDescriptor) }
-            guard fsync(directoryDescriptor) == 0 else {
-                throw KeychainError(.io, "Cannot make the rename of \(path) durable.")
-            }
-        }
+        try PrivateFile.write(data, to: path, holding: "the access policy")
     }
 }

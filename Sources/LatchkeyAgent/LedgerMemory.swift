@@ -194,49 +194,14 @@ final class LedgerMemory: Sendable {
     }
 
     private func write(_ record: Record, fileID: Data) throws(KeychainError) {
-        let path = path(fileID: fileID)
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw KeychainError(.io, "Cannot create the directory \(directory).")
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let bytes: [UInt8]
+        let data: Data
         do {
-            bytes = [UInt8](try encoder.encode(record) + Data("\n".utf8))
+            data = try encoder.encode(record) + Data("\n".utf8)
         } catch {
             throw KeychainError(.param, "The keychain state cannot be encoded.")
         }
-        let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw KeychainError(.io, "Cannot create \(temporary): \(String(cString: strerror(errno))).")
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes {
-                Glibc.write(descriptor, $0.baseAddress.map { $0 + offset }, bytes.count - offset)
-            }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { break }
-            offset += written
-        }
-        let synced = offset == bytes.count && fchmod(descriptor, 0o600) == 0 && fsync(descriptor) == 0
-        close(descriptor)
-        guard synced, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw KeychainError(.io, "Cannot write the keychain state \(path).")
-        }
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryDescriptor >= 0 else { return }
-        defer { close(directoryDescriptor) }
-        guard fsync(directoryDescriptor) == 0 else {
-            throw KeychainError(.io, "Cannot make the rename of \(path) durable.")
-        }
+        try PrivateFile.write(data, to: path(fileID: fileID), holding: "the keychain state")
     }
 }
