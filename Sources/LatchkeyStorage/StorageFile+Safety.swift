@@ -143,11 +143,11 @@ extension StorageFile {
     /// file (and its `-wal`, `-shm`, `-journal`) that no live creator holds its `flock` on.
     ///
     /// A creator takes the lock right after creating the file and holds it until the file is gone; a file
-    /// still empty may be one whose creator has not taken it yet, so before a creation it is left alone for
-    /// a minute. When the keychain already exists (`keychainExists`, on open) every unlocked one goes: a
-    /// creator that has not locked its file yet can only end in "already exists" (see `create`), and a
-    /// creator killed between `link` and `unlink` left a second name for the keychain itself, which must not
-    /// outlive it. Best effort: what cannot be inspected or removed stays, and the caller goes on.
+    /// still empty may be one whose creator has not taken it yet, so it is left alone for a minute (it holds
+    /// nothing). When the keychain exists (`keychainExists`, on open), a temporary name that is a second
+    /// name of the keychain itself (a creator killed between `link` and `unlink`) goes at once: it must not
+    /// keep the keychain's contents after the keychain is deleted. Best effort: what cannot be inspected or
+    /// removed stays, and the caller goes on.
     static func removeAbandonedTemporaryFiles(of path: String, keychainExists: Bool = false) {
         let directory = (path as NSString).deletingLastPathComponent
         let prefix = (path as NSString).lastPathComponent + ".creating-"
@@ -170,7 +170,11 @@ extension StorageFile {
                 continue
             }
             let age = time(nil) - info.st_mtim.tv_sec
-            guard keychainExists || info.st_size > 0 || age > 60 else { continue }
+            var keychain = stat()
+            let secondName =
+                keychainExists && stat(path, &keychain) == 0 && keychain.st_ino == info.st_ino
+                && keychain.st_dev == info.st_dev
+            guard secondName || info.st_size > 0 || age > 60 else { continue }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }  // Its creator is alive.
             var current = stat()
             guard lstat(candidate, &current) == 0, current.st_ino == info.st_ino, current.st_dev == info.st_dev else {

@@ -121,13 +121,13 @@ struct StorageFileSafetyTests {
 
         let left = try Self.siblings(of: path).filter { $0.contains(".creating-") }
         #expect(
-            left == ["k.keychain-db.creating-1-2", "k.keychain-db.creating-1-2-shm", "k.keychain-db.creating-1-2-wal"],
-            "a live creator's files stay"
+            left == [
+                "k.keychain-db.creating-1-2", "k.keychain-db.creating-1-2-shm", "k.keychain-db.creating-1-2-wal",
+                "k.keychain-db.creating-3-4",
+            ],
+            "a live creator's files and a just-created empty one stay"
         )
-        // Once the keychain exists (the creation opens it), an empty file nobody has locked goes too: its
-        // creator, if alive, can only end in "already exists", which `create` also reports when its
-        // temporary name vanished.
-        #expect(!FileManager.default.fileExists(atPath: fresh))
+        #expect(FileManager.default.fileExists(atPath: fresh))
         #expect(FileManager.default.fileExists(atPath: unrelated), "another keychain's files are not touched")
     }
 
