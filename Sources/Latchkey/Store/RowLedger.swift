@@ -137,7 +137,8 @@ final class RowLedger: Sendable {
         let keys = rows.map { LedgerKey(table, $0.id ?? -1) }
         let digests = rows.map { context.digest(of: $0, in: table, columnsInTableOrder: true) }
         let expectations: [Expectation]? = inner.withLock { inner in
-            inner.lookup(raw).map { expectation in keys.map(expectation) }
+            inner.promotePending(to: raw)
+            return inner.lookup(raw).map { expectation in keys.map(expectation) }
         }
         var failing = Set<Int>()
         var unknown = Set<Int>()
@@ -237,7 +238,11 @@ final class RowLedger: Sendable {
     /// unverified state when another process wrote), and a generation that went back is refused.
     func beginWrite(reader: StorageReader, _ context: LedgerContext) throws -> LedgerWrite {
         let raw = try storedSeal(reader)
-        let known = inner.withLock { inner in inner.current.flatMap { $0.raw == raw ? $0.seal : nil } }
+        let known = inner.withLock { inner in
+            // A transaction that committed just before this one began may not have applied its changes yet.
+            inner.promotePending(to: raw)
+            return inner.current.flatMap { $0.raw == raw ? $0.seal : nil }
+        }
         if let known { return LedgerWrite(ledger: self, context: context, reader: reader, raw: raw, seal: known) }
         let seal = try LedgerSeal.decode(raw, context)
         try inner.withLock { (inner: inout Inner) throws(KeychainError) in
@@ -274,13 +279,7 @@ final class RowLedger: Sendable {
     func commit(_ delta: Delta) {
         inner.withLock { inner in
             if inner.pending?.rawAfter == delta.rawAfter { inner.pending = nil }
-            guard var state = inner.current, state.raw == delta.rawBefore else { return }
-            inner.current = nil  // keep the dictionary uniquely referenced while it changes
-            for (key, change) in delta.changes { state.digests[key] = change.new }
-            state.raw = delta.rawAfter
-            state.seal = delta.seal
-            inner.current = state
-            inner.previous = delta
+            inner.apply(delta)
         }
     }
 
@@ -312,6 +311,25 @@ extension LedgerKey {
 }
 
 extension RowLedger.Inner {
+    /// Applies a committed transaction's changes to the current state, when it is the state they follow.
+    fileprivate mutating func apply(_ delta: RowLedger.Delta) {
+        guard var state = current, state.raw == delta.rawBefore else { return }
+        current = nil  // keep the dictionary uniquely referenced while it changes
+        for (key, change) in delta.changes { state.digests[key] = change.new }
+        state.raw = delta.rawAfter
+        state.seal = delta.seal
+        current = state
+        previous = delta
+    }
+
+    /// Applies the pending transaction's changes now when the stored seal `raw` shows that it committed
+    /// (the next writer, or a reader, saw it before the committing thread came back to apply them).
+    fileprivate mutating func promotePending(to raw: Data) {
+        guard let pending, pending.rawAfter == raw, current?.raw == pending.rawBefore else { return }
+        self.pending = nil
+        apply(pending)
+    }
+
     /// What each row is expected to be in a snapshot whose stored seal is `raw`, when this process knows
     /// that state or is one write away from it (`nil` otherwise).
     fileprivate func lookup(_ raw: Data) -> ((LedgerKey) -> RowLedger.Expectation)? {
