@@ -128,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityCompileTests",
-            dependencies: ["Security", "LocalAuthentication"],
+            dependencies: ["Security", "LocalAuthentication", "LatchkeyTesting"],
             swiftSettings: strict
         ),
     ]

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// How secrets reach the CLI: standard input, no-echo prompts on a pseudo-terminal, and fast, clear failures
@@ -232,7 +233,7 @@ final class PseudoTerminalSession: @unchecked Sendable {
         process.standardInput = handle
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try ProcessLaunch.run(process)
         close(slave)
         self.process = process
     }

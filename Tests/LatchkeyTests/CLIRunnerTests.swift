@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Runs programs (the built `latchkey`, `git`, shells) for the CLI suites, with a deadline so a hang fails
@@ -81,7 +82,7 @@ enum CLIRunner {
         let started = Date()
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        try ProcessLaunch.run(process)
         let collected = Collected()
         let group = DispatchGroup()
         for (handle, isOut) in [(stdout.fileHandleForReading, true), (stderr.fileHandleForReading, false)] {

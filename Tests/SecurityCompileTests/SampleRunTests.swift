@@ -4,6 +4,7 @@ import Latchkey
 import LocalAuthentication
 import Security
 import Testing
+import LatchkeyTesting
 
 /// Runs the Apple-style samples (which import only Foundation, Security and LocalAuthentication)
 /// against a temporary keychain.
@@ -69,7 +70,7 @@ struct SampleRunTests {
                     + " -inkey k.pem -in c.pem -passout pass:pw -out i.p12",
             ]
             process.currentDirectoryURL = directory
-            try process.run()
+            try ProcessLaunch.run(process)
             process.waitUntilExit()
             try #require(process.terminationStatus == 0)
             let p12 = try Data(contentsOf: directory.appendingPathComponent("i.p12"))

@@ -3,6 +3,7 @@ import Foundation
 import Latchkey
 import Security
 import Testing
+import LatchkeyTesting
 
 /// docs/apple-semantics.md §3.2–§3.3, §3.7: implicit filters, exact matching, synchronizable items, tombstones,
 /// persistent refs.
@@ -201,7 +202,7 @@ struct MatchingTests {
             process.arguments = [
                 keychain.path, "UPDATE genp SET attrs = zeroblob(64) WHERE id = (SELECT MIN(id) FROM genp)",
             ]
-            try process.run()
+            try ProcessLaunch.run(process)
             process.waitUntilExit()
             try #require(process.terminationStatus == 0)
             let all = Sec.copy(

@@ -2,6 +2,7 @@
 import Foundation
 import Security
 import Testing
+import LatchkeyTesting
 
 /// A temporary directory where the real `openssl` CLI makes keys, certificates and PKCS#12 files.
 private struct OpenSSLWorkspace {
@@ -37,7 +38,7 @@ private struct OpenSSLWorkspace {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: output, as: UTF8.self)

@@ -2,6 +2,7 @@
 import Foundation
 import Security
 import Testing
+import LatchkeyTesting
 
 private func generate(_ type: CFString, _ size: Int) throws -> SecKey {
     let parameters: [String: Any] = [kSecAttrKeyType as String: type, kSecAttrKeySizeInBits as String: size]
@@ -52,7 +53,7 @@ private let pythonWithCryptography: String? = {
         process.arguments = ["-c", "import cryptography.hazmat.primitives.kdf.x963kdf"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { continue }
+        guard (try? ProcessLaunch.run(process)) != nil else { continue }
         process.waitUntilExit()
         if process.terminationStatus == 0 { return candidate }
     }

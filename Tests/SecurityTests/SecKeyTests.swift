@@ -2,6 +2,7 @@
 import Foundation
 import Security
 import Testing
+import LatchkeyTesting
 
 private func generate(_ type: CFString, _ size: Int, _ extra: [String: Any] = [:]) throws -> SecKey {
     var parameters: [String: Any] = [kSecAttrKeyType as String: type, kSecAttrKeySizeInBits as String: size]
@@ -482,7 +483,7 @@ private func digest(_ data: Data, _ name: String) -> [UInt8] {
     let output = Pipe()
     process.standardInput = input
     process.standardOutput = output
-    do { try process.run() } catch { return [] }
+    do { try ProcessLaunch.run(process) } catch { return [] }
     input.fileHandleForWriting.write(data)
     try? input.fileHandleForWriting.close()
     let result = output.fileHandleForReading.readDataToEndOfFile()

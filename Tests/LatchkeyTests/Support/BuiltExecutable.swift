@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTesting
 
 /// Locates and runs the `latchkey` executable built next to the test bundle.
 enum BuiltExecutable {
@@ -64,7 +65,7 @@ enum BuiltExecutable {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = stdin
-        try process.run()
+        try ProcessLaunch.run(process)
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()

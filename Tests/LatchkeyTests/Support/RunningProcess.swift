@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A child process started without waiting for it, whose standard output and error are collected by
@@ -75,7 +76,7 @@ final class RunningProcess: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-        try process.run()
+        try ProcessLaunch.run(process)
         startReader(stdout.fileHandleForReading, isStdout: true)
         startReader(stderr.fileHandleForReading, isStdout: false)
         if let input { stdin.fileHandleForWriting.write(input) }

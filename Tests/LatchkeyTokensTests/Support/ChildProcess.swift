@@ -3,6 +3,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A child process (a test server or a `latchkey-token-peer`) whose standard output and standard error
@@ -84,7 +85,7 @@ final class ChildProcess: @unchecked Sendable {
             }
             for waiter in waiters { waiter.resume(returning: status) }
         }
-        try process.run()
+        try ProcessLaunch.run(process)
         self.process = process
         self.pid = process.processIdentifier
         self.input = stdin.fileHandleForWriting

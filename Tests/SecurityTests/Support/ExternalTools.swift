@@ -2,6 +2,7 @@
 import Foundation
 import Security
 import Testing
+import LatchkeyTesting
 
 /// Calls a `SecKey*`-style function that reports errors through an `Unmanaged<CFError>` out-parameter;
 /// returns its value and the error it reported.
@@ -30,7 +31,7 @@ func runTool(
     process.standardError = FileHandle.nullDevice
     let input = Pipe()
     if standardInput != nil { process.standardInput = input }
-    try process.run()
+    try ProcessLaunch.run(process)
     if let standardInput {
         input.fileHandleForWriting.write(standardInput)
         try input.fileHandleForWriting.close()
