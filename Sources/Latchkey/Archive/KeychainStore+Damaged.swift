@@ -28,7 +28,8 @@ extension KeychainStore {
     /// `find` skips such rows, as Apple's keychain does, so a listing or a backup built on it would silently
     /// miss them; a backup asks here first and refuses (or names what it leaves out). A row counts as damaged
     /// when its accessibility token is unknown, its attributes (or, with `includingSecrets`, its secret) fail
-    /// authentication, or its decrypted access group disagrees with the group token it was selected by.
+    /// authentication, its decrypted access group disagrees with the group token it was selected by, or it
+    /// is not the row the keychain last stored (the row ledger: restored from an older copy, or edited).
     ///
     /// - Parameters:
     ///   - itemClass: A storable class (not `.identity`).
@@ -41,8 +42,8 @@ extension KeychainStore {
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
         let filter = try rowFilter(plan, tokens: tokens, limit: nil)
-        let (damaged, visible) = try mappingErrors {
-            try storage.read { reader -> ([Data], Set<Data>) in
+        let damaged = try mappingErrors {
+            try storage.read { reader -> [Data] in
                 let (opened, corrupt) = try self.openRows(
                     reader: reader,
                     plan: plan,
@@ -52,19 +53,27 @@ extension KeychainStore {
                     checkingLedger: false
                 )
                 let selected = try reader.select(from: plan.table, where: filter, includeSecret: false)
-                let visible = Set(selected.map(\.persistref))
-                guard corrupt > 0 || opened.count != selected.count else { return ([], visible) }
+                // Rows that decrypt but are not the ones the keychain last stored (restored from an older
+                // copy) are damaged for a backup too: it would otherwise carry an old secret forward as
+                // current. Checked like every read (their buckets verified once per process).
+                let notAsStored = try self.checkLedger(
+                    selected,
+                    in: plan.table,
+                    reader: reader,
+                    snapshot,
+                    tokens,
+                    write: nil
+                )
+                guard corrupt > 0 || opened.count != selected.count || !notAsStored.isEmpty else { return [] }
                 let authentic = Set(opened.map(\.row.persistref))
-                return (selected.map(\.persistref).filter { !authentic.contains($0) }, visible)
+                return selected.indices.filter {
+                    !authentic.contains(selected[$0].persistref) || notAsStored.contains($0)
+                }
+                .map { selected[$0].persistref }
             }
         }
-        // Rows that decrypt but are not the ones the keychain last stored (restored from an older copy)
-        // are damaged for a backup too: it would otherwise carry an old secret forward as current.
-        let notAsStored = try ledgerReport().mismatched.filter {
-            $0.prefix(4) == Data(plan.itemClass.rawValue.utf8) && visible.contains($0.suffix(16))
+        return damaged.map {
+            DamagedItem(itemClass: plan.itemClass, persistentReference: Self.persistentReference(plan.itemClass, $0))
         }
-        let damagedReferences = damaged.map { Self.persistentReference(plan.itemClass, $0) }
-        let all = damagedReferences + notAsStored.filter { !damagedReferences.contains($0) }
-        return all.map { DamagedItem(itemClass: plan.itemClass, persistentReference: $0) }
     }
 }
