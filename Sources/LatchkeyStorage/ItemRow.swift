@@ -138,13 +138,6 @@ package struct RowTokens: Sendable, Equatable {
         }
     }
 
-    /// The token of the column at `index` of `columns` (the table's token-column order), or `nil` for NULL;
-    /// valid only for rows read from storage, whose columns are the table's in order.
-    package func token(atColumn index: Int) -> Data? {
-        guard index < columns.count else { return nil }
-        return token(at: index)
-    }
-
     /// Calls `body` with the bytes of the column at `index` (the table's token-column order), or `nil` for
     /// NULL, without copying them out.
     package func withToken<R>(atColumn index: Int, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
@@ -157,9 +150,6 @@ package struct RowTokens: Sendable, Equatable {
             body(UnsafeRawBufferPointer(rebasing: raw[header + start..<header + Int(end & ~Self.present)]))
         }
     }
-
-    /// The column names this value holds, in order.
-    package var columnNames: [String] { columns }
 
     /// Every non-NULL column and its token.
     package var dictionary: [String: Data] {

@@ -256,6 +256,11 @@ struct RollbackTests {
         #expect(!verified.stdout.contains("alice"), "no attribute values")
         let dumped = try fixture.latchkey(["dump-keychain", "-d"])
         #expect(dumped.status == 1 && dumped.stderr.contains("-26275"), "a backup names it: \(dumped.stderr)")
+        let skipping = try fixture.latchkey(["dump-keychain", "-d", "--skip-damaged"])
+        #expect(skipping.status == 65, "\(skipping.stderr)")
+        #expect(skipping.stdout.contains("bob-secret"), "\(skipping.stdout)")
+        #expect(!skipping.stdout.contains("alice"), "the rolled-back item is left out: \(skipping.stdout)")
+        #expect(skipping.stderr.contains("skipped damaged item genp"), "\(skipping.stderr)")
 
         let accepted = try fixture.latchkey(["verify-keychain", "--accept-current-state"])
         #expect(accepted.status == 0, "\(accepted.stderr)")

@@ -95,10 +95,7 @@ extension KeychainStore {
                 {
                     return nil  // another process upgraded it first
                 }
-                let (digests, buckets) = try RowLedger.computed(writer.reader, tokens.ledger)
-                let seal = LedgerSeal(generation: 1, buckets: buckets)
-                let raw = seal.encoded(tokens.ledger)
-                try writer.setLedgerSeal(raw)
+                let state = try RowLedger.sealRows(writer, generation: 1, tokens.ledger)
                 // Both copies of the index key, rewrapped under the format 2 context.
                 func rewrap(_ name: String, under kek: SymmetricKey) throws {
                     let context = KeyHierarchy.indexContext(fileID: fileID)
@@ -112,7 +109,7 @@ extension KeychainStore {
                     )
                 }
                 try writer.markCurrentFormat()
-                return RowLedger.State.complete(raw: raw, seal: seal, digests: digests)
+                return state
             }
             if let state { ledger.install(state) }
             keys.markLedgerRequired()
@@ -145,12 +142,9 @@ extension KeychainStore {
             } else {
                 generation = (ledger.knownGeneration() ?? 0) + 1
             }
-            let (digests, buckets) = try RowLedger.computed(writer.reader, tokens.ledger)
-            let seal = LedgerSeal(generation: generation, buckets: buckets)
-            let raw = seal.encoded(tokens.ledger)
-            try writer.setLedgerSeal(raw)
+            let state = try RowLedger.sealRows(writer, generation: generation, tokens.ledger)
             try writer.bumpChangeCounter()
-            return RowLedger.State.complete(raw: raw, seal: seal, digests: digests)
+            return state
         }
         ledger.install(state)
         options.logger.notice("row ledger resealed over the current items", metadata: ["path": "\(path)"])

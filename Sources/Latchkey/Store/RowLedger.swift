@@ -211,14 +211,15 @@ final class RowLedger: Sendable {
         return scanned
     }
 
-    /// Every row's digest and each bucket's aggregate, as the file holds them now.
-    static func computed(
-        _ reader: StorageReader,
-        _ context: LedgerContext
-    ) throws -> (digests: [LedgerKey: LedgerDigest], buckets: [LedgerDigest]) {
-        let scanned = try scan(buckets: Set(0..<LedgerSeal.bucketCount), reader, context)
+    /// Seals the rows as the file holds them now under `generation` (a new keychain's upgrade, or the user
+    /// accepting the current contents) and returns the fully verified state for that seal.
+    static func sealRows(_ writer: StorageWriter, generation: UInt64, _ context: LedgerContext) throws -> State {
+        let scanned = try scan(buckets: Set(0..<LedgerSeal.bucketCount), writer.reader, context)
         let buckets = (0..<LedgerSeal.bucketCount).map { scanned.aggregates[$0] ?? LedgerDigest() }
-        return (scanned.digests, buckets)
+        let seal = LedgerSeal(generation: generation, buckets: buckets)
+        let raw = seal.encoded(context)
+        try writer.setLedgerSeal(raw)
+        return State.complete(raw: raw, seal: seal, digests: scanned.digests)
     }
 
     /// The whole file verified against `raw` (every bucket), for reports.
