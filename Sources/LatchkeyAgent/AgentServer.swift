@@ -36,6 +36,8 @@ public final class AgentServer: Sendable {
     let idleLock: IdleLock?
     /// The keychain's last authenticated state, remembered outside the file.
     let ledgerMemory: LedgerMemory
+    /// Rewrites the state file beside the socket on every lock change and committed write (for observers).
+    let statePublisher: AgentStatePublisher
     private let connections = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
@@ -57,6 +59,7 @@ public final class AgentServer: Sendable {
             keychainPath: keychainPath,
             logger: configuration.logger
         )
+        self.statePublisher = AgentStatePublisher(store: store, socketPath: listener.path, logger: configuration.logger)
     }
 
     /// The socket the agent listens on.
@@ -98,6 +101,7 @@ public final class AgentServer: Sendable {
             )
         }
         server.idleLock?.start { [weak server] in server?.lockForIdleness() }
+        server.statePublisher.start()
         let thread = Thread { [server] in server.acceptConnections() }
         thread.name = "latchkey-agent-accept"
         thread.start()
@@ -138,7 +142,8 @@ public final class AgentServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         idleLock?.stop()
-        ledgerMemory.record(store)
+        statePublisher.stop()
+        ledgerMemory.record(store, durable: true)
         listener.close()
         close(keychainLock)
         configuration.logger.info("agent stopped", metadata: ["socket": "\(listener.path)"])

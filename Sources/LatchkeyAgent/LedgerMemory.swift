@@ -12,9 +12,12 @@ import Glibc
 /// file rolled back to an older copy is refused at start and at unlock.
 ///
 /// One small JSON file per keychain, `<directory>/<file id in hex>.ledger-state` (the directory is
-/// `$XDG_STATE_HOME/latchkey`, mode 0700), written atomically (temporary file, `fsync`, `rename`, `fsync`
-/// of the directory, mode 0600) after every write the agent commits, before its answer is sent, and at
-/// lock and stop. A file whose generation is lower than the remembered one, or equal with another seal, is
+/// `$XDG_STATE_HOME/latchkey`, mode 0700, the file 0600), replaced atomically (temporary file, `rename`)
+/// after every write the agent commits, before its answer is sent: the agent being killed loses none of
+/// them. Those replacements are not flushed (two `fsync` calls would cost more than the write itself); the
+/// file is flushed at stop, at `accept` and when first remembered, so after a power loss the remembered
+/// state may lag the file by the writes since, which only narrows what is detected (a copy from that window),
+/// never refuses a good file. A file whose generation is lower than the remembered one, or equal with another seal, is
 /// a rollback: every item operation and every unlock is refused with `errSecDecode` (-26275) naming the
 /// keychain, until `latchkey unlock --accept-rollback` unlocks with the keychain's credential and accepts
 /// the file as it is.
@@ -29,6 +32,8 @@ final class LedgerMemory: Sendable {
 
     private struct Inner: Sendable {
         var remembered: Record?
+        /// Whether `remembered` is flushed to disk.
+        var durable = false
         var loaded = false
         /// Set once a rollback is seen, until it is accepted.
         var refusal: KeychainError?
@@ -93,13 +98,15 @@ final class LedgerMemory: Sendable {
                 )
                 throw error
             }
-            save(&inner, current)
+            save(&inner, current, durable: true)
         }
     }
 
     /// Remembers the file's state after a committed write, a lock or at stop (never while a rollback is
     /// refused, and never a generation lower than the remembered one).
-    func record(_ store: KeychainStore) {
+    ///
+    /// - Parameter durable: Flush the state file (at stop); after a write the replacement is only atomic.
+    func record(_ store: KeychainStore, durable: Bool = false) {
         inner.withLock { inner in
             guard inner.refusal == nil else { return }
             let current: KeychainLedgerState?
@@ -118,7 +125,7 @@ final class LedgerMemory: Sendable {
                 logger.error("keychain file went back while the agent ran", metadata: ["keychain": "\(keychainPath)"])
                 return
             }
-            save(&inner, current)
+            save(&inner, current, durable: durable)
         }
     }
 
@@ -137,8 +144,9 @@ final class LedgerMemory: Sendable {
                     generation: current.generation,
                     sealDigest: current.sealDigest
                 )
-                try write(record, fileID: current.fileID)
+                try write(record, fileID: current.fileID, durable: true)
                 inner.remembered = record
+                inner.durable = true
             }
             if inner.refusal != nil {
                 logger.notice(
@@ -173,18 +181,22 @@ final class LedgerMemory: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
             inner.remembered = try JSONDecoder().decode(Record.self, from: data)
+            inner.durable = true
         } catch {
             logger.error("the remembered keychain state is unreadable; it is replaced", metadata: ["path": "\(path)"])
         }
         return inner.remembered
     }
 
-    private func save(_ inner: inout Inner, _ current: KeychainLedgerState) {
+    private func save(_ inner: inout Inner, _ current: KeychainLedgerState, durable: Bool) {
         let record = Record(keychain: keychainPath, generation: current.generation, sealDigest: current.sealDigest)
-        guard record != inner.remembered else { return }
+        // The first state remembered is flushed at once; later ones after writes only at stop.
+        let flush = durable || inner.remembered == nil
+        guard record != inner.remembered || (flush && !inner.durable) else { return }
         do {
-            try write(record, fileID: current.fileID)
+            try write(record, fileID: current.fileID, durable: flush)
             inner.remembered = record
+            inner.durable = flush
         } catch {
             logger.error(
                 "cannot remember the keychain's state: a rollback to before it would not be detected",
@@ -193,7 +205,7 @@ final class LedgerMemory: Sendable {
         }
     }
 
-    private func write(_ record: Record, fileID: Data) throws(KeychainError) {
+    private func write(_ record: Record, fileID: Data, durable: Bool) throws(KeychainError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data: Data
@@ -202,6 +214,6 @@ final class LedgerMemory: Sendable {
         } catch {
             throw KeychainError(.param, "The keychain state cannot be encoded.")
         }
-        try PrivateFile.write(data, to: path(fileID: fileID), holding: "the keychain state")
+        try PrivateFile.write(data, to: path(fileID: fileID), holding: "the keychain state", durable: durable)
     }
 }
