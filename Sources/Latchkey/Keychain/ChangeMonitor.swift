@@ -15,7 +15,7 @@ final class ChangeMonitor: Sendable {
 
     private struct State {
         var subscriptions: [ObjectIdentifier: ChangeSubscription] = [:]
-        var watcher: FileChangeWatcher?
+        var watcher: (any WakeSource)?
     }
 
     /// Listeners of `refreshes(of:)`, by file path.
@@ -24,9 +24,16 @@ final class ChangeMonitor: Sendable {
         var byPath: [String: [UInt64: AsyncStream<ChangeRefresh>.Continuation]] = [:]
     }
 
-    /// Monitors by file path; a monitor exists while it has subscriptions.
+    /// Callbacks run after every write committed in this process, by file path (`observeCommits(_:)`).
+    private struct CommitObservers {
+        var nextID: UInt64 = 0
+        var byPath: [String: [UInt64: @Sendable () -> Void]] = [:]
+    }
+
+    /// Monitors by key (a file path, or an agent's socket); a monitor exists while it has subscriptions.
     private static let registry = Mutex(Registry())
     private static let probes = Mutex(Probes())
+    private static let commitObservers = Mutex(CommitObservers())
 
     private let path: String
     private let state = Mutex(State())
@@ -39,32 +46,58 @@ final class ChangeMonitor: Sendable {
     static func noteLocalWrite(to store: KeychainStore) {
         let monitor = registry.withLock { $0.monitors[store.path] }
         monitor?.wakeAll()
+        let observers = commitObservers.withLock { $0.byPath[store.path].map { Array($0.values) } ?? [] }
+        for observer in observers { observer() }
     }
 
-    /// Adds `subscription` to the monitor of its file, starting the watcher for the first one.
+    /// Wakes the observers of `key` (an agent's subscriptions after a write through the agent by this process).
+    static func wake(key: String) {
+        let monitor = registry.withLock { $0.monitors[key] }
+        monitor?.wakeAll()
+    }
+
+    /// Registers a callback run after every write committed in this process to the file at `path`.
+    static func addCommitObserver(path: String, _ observer: @escaping @Sendable () -> Void) -> UInt64 {
+        commitObservers.withLock { observers in
+            let id = observers.nextID
+            observers.nextID += 1
+            observers.byPath[path, default: [:]][id] = observer
+            return id
+        }
+    }
+
+    /// Removes a callback of `addCommitObserver(path:_:)`.
+    static func removeCommitObserver(path: String, id: UInt64) {
+        commitObservers.withLock { observers in
+            observers.byPath[path]?[id] = nil
+            if observers.byPath[path]?.isEmpty == true { observers.byPath[path] = nil }
+        }
+    }
+
+    /// Adds `subscription` to the monitor of its source, starting the wake-ups for the first one.
     static func add(_ subscription: ChangeSubscription) {
-        let path = subscription.store.path
+        let source = subscription.source
         registry.withLock { registry in
-            let monitor = registry.monitors[path] ?? ChangeMonitor(path: path)
-            registry.monitors[path] = monitor
+            let monitor = registry.monitors[source.key] ?? ChangeMonitor(path: source.key)
+            registry.monitors[source.key] = monitor
             monitor.state.withLock { state in
                 state.subscriptions[ObjectIdentifier(subscription)] = subscription
                 if state.watcher == nil {
-                    state.watcher = FileChangeWatcher(path: path) { [weak monitor] in monitor?.wakeAll() }
+                    state.watcher = source.startWaking { [weak monitor] in monitor?.wakeAll() }
                 }
             }
         }
     }
 
-    /// Removes `subscription`; the last one stops the watcher.
+    /// Removes `subscription`; the last one stops the wake-ups.
     static func remove(_ subscription: ChangeSubscription) {
-        let path = subscription.store.path
-        let watcher: FileChangeWatcher? = registry.withLock { registry in
-            guard let monitor = registry.monitors[path] else { return nil }
+        let key = subscription.source.key
+        let watcher: (any WakeSource)? = registry.withLock { registry in
+            guard let monitor = registry.monitors[key] else { return nil }
             return monitor.state.withLock { state in
                 state.subscriptions[ObjectIdentifier(subscription)] = nil
                 guard state.subscriptions.isEmpty else { return nil }
-                registry.monitors[path] = nil
+                registry.monitors[key] = nil
                 defer { state.watcher = nil }
                 return state.watcher
             }
@@ -72,12 +105,13 @@ final class ChangeMonitor: Sendable {
         watcher?.stop()
     }
 
-    /// Whether a file has observers (for tests).
+    /// Whether a file (or an agent's key, `AgentWatch.key`) has observers (for tests).
     static func isWatching(_ path: String) -> Bool {
         registry.withLock { $0.monitors[path] != nil }
     }
 
-    /// The outcome of every refresh of the subscriptions on `path` from now on, as each completes.
+    /// The outcome of every refresh of the subscriptions on `path` (a file, or an agent's key) from now on,
+    /// as each completes.
     ///
     /// An event hook for tests, which wait on it instead of sleeping: "the change made while locked
     /// was seen and deferred" is the first `.locked` element, not a guess at how long the file watcher
@@ -150,7 +184,7 @@ final class ChangeSubscription: Sendable {
         var lockToken: LockStateSignal.Token?
     }
 
-    let store: KeychainStore
+    let source: ObservationSource
     private let query: ItemQuery
     private let continuation: AsyncStream<Result<KeychainChange, KeychainError>>.Continuation
     private let queue = DispatchQueue(label: "latchkey.changes")
@@ -160,14 +194,14 @@ final class ChangeSubscription: Sendable {
     ///
     /// Reads the current items first (on the calling thread), so that every change committed after
     /// this returns is reported.
-    static func start(store: KeychainStore, query: ItemQuery) -> KeychainChanges {
+    static func start(source: ObservationSource, query: ItemQuery) -> KeychainChanges {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Result<KeychainChange, KeychainError>.self,
             bufferingPolicy: .unbounded
         )
-        let subscription = ChangeSubscription(store: store, query: query, continuation: continuation)
+        let subscription = ChangeSubscription(source: source, query: query, continuation: continuation)
         ChangeMonitor.add(subscription)
-        let token = store.keys.lockStates.observe { [weak subscription] _ in subscription?.wake() }
+        let token = source.lockStates.observe { [weak subscription] _ in subscription?.wake() }
         subscription.state.withLock { $0.lockToken = token }
         continuation.onTermination = { _ in subscription.finish() }
         // The baseline, serialised with the refreshes that wake-ups queue.
@@ -176,11 +210,11 @@ final class ChangeSubscription: Sendable {
     }
 
     private init(
-        store: KeychainStore,
+        source: ObservationSource,
         query: ItemQuery,
         continuation: AsyncStream<Result<KeychainChange, KeychainError>>.Continuation
     ) {
-        self.store = store
+        self.source = source
         self.query = query
         self.continuation = continuation
     }
@@ -204,7 +238,7 @@ final class ChangeSubscription: Sendable {
         guard !last.2 else { return }
         let outcome: ChangeRefresh
         do throws(KeychainError) {
-            let counter = try store.changeCounter()
+            let counter = try source.changeCounter()
             if last.1, counter == last.0 {
                 outcome = .unchanged
             } else {
@@ -220,21 +254,22 @@ final class ChangeSubscription: Sendable {
                 for change in changes { continuation.yield(.success(change)) }
                 outcome = .compared(reported: changes.count)
             }
-        } catch  where error.code == .interactionNotAllowed {
-            // Locked: the lock-state observer wakes this subscription when the items become readable.
+        } catch  where error.code == .interactionNotAllowed || (source.isAgent && error.code == .notAvailable) {
+            // Locked (or the agent is away): the lock-state observer, or the agent's next state file, wakes
+            // this subscription when the items become readable.
             outcome = .locked
         } catch {
             continuation.yield(.failure(error))
             continuation.finish()
             outcome = .failed
         }
-        ChangeMonitor.noteRefresh(outcome, path: store.path)
+        ChangeMonitor.noteRefresh(outcome, path: source.key)
     }
 
     /// The observed items by key (the first of several items with one key, as reads see it).
     private func currentItems() throws(KeychainError) -> [String: Observed] {
         var items: [String: Observed] = [:]
-        for item in try store.findAll(query) {
+        for item in try source.service.findAll(query) {
             guard let key = Keychain.key(of: item.attributes), items[key] == nil else { continue }
             let metadata = KeychainItemMetadata(item)
             let fingerprint = Fingerprint(
@@ -273,7 +308,7 @@ final class ChangeSubscription: Sendable {
             state.finished = true
             return state.lockToken
         }
-        if let token { store.keys.lockStates.removeObserver(token) }
+        if let token { source.lockStates.removeObserver(token) }
         ChangeMonitor.remove(self)
     }
 }

@@ -5,7 +5,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// Wakes a callback when a keychain file (or its write-ahead log) is written, by any process.
+/// Wakes a callback when a keychain file (or its write-ahead log) is written, by any process, or when
+/// another watched file (the per-user agent's state file, `AgentStateFile`) is replaced.
 ///
 /// On Linux it uses inotify on the file's directory: SQLite appends every committed transaction to the
 /// `-wal` file with `write(2)`, which raises `IN_MODIFY` within microseconds, so other processes'
@@ -39,19 +40,35 @@ final class FileChangeWatcher: Sendable {
     /// The pipe's write end; -1 once stopped (the lock keeps `tickNow()` off a closed descriptor).
     private let wakeWrite: Mutex<Int32>
 
-    /// Starts watching `path`; `onChange` runs on the watcher's thread and must return quickly.
+    /// Starts watching the keychain file at `path` (and its `-wal`); `onChange` runs on the watcher's
+    /// thread and must return quickly.
     ///
     /// - Parameter tick: The safety tick (`.automatic` in production).
-    init(path: String, tick: Tick = .automatic, onChange: @escaping @Sendable () -> Void) {
+    convenience init(path: String, tick: Tick = .automatic, onChange: @escaping @Sendable () -> Void) {
+        self.init(keychain: path, others: [], tick: tick, onChange: onChange)
+    }
+
+    /// Starts watching the keychain file at `keychain` (and its `-wal`) and the files at `others` (each
+    /// rewritten by replacing it, as `AgentStateFile` is); `onChange` runs on the watcher's thread and must
+    /// return quickly.
+    ///
+    /// - Parameter tick: The safety tick (`.automatic` in production).
+    init(keychain: String, others: [String], tick: Tick = .automatic, onChange: @escaping @Sendable () -> Void) {
         var pipeFDs: [Int32] = [-1, -1]
         _ = pipeFDs.withUnsafeMutableBufferPointer { pipe($0.baseAddress) }
         for descriptor in pipeFDs where descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         let wakeRead = pipeFDs[0]
         wakeWrite = Mutex(pipeFDs[1])
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let names: Set<String> = [url.lastPathComponent, url.lastPathComponent + "-wal"]
-        let inotify = Self.startInotify(directory: directory)
+        var watched: [String: Set<String>] = [:]
+        let url = URL(fileURLWithPath: keychain)
+        watched[url.deletingLastPathComponent().path, default: []].formUnion([
+            url.lastPathComponent, url.lastPathComponent + "-wal",
+        ])
+        for other in others {
+            let otherURL = URL(fileURLWithPath: other)
+            watched[otherURL.deletingLastPathComponent().path, default: []].insert(otherURL.lastPathComponent)
+        }
+        let (inotify, names) = Self.startInotify(watching: watched)
         let timeout: Int32 =
             switch tick {
             case .automatic: Self.milliseconds(inotify >= 0 ? Self.fallbackInterval : Self.pollInterval)
@@ -89,19 +106,25 @@ final class FileChangeWatcher: Sendable {
         }
     }
 
-    /// An inotify descriptor watching `directory`, or -1.
-    private static func startInotify(directory: String) -> Int32 {
+    /// An inotify descriptor watching each directory of `watched`, and the names that matter by watch
+    /// descriptor; -1 when inotify is unavailable or a directory cannot be watched.
+    private static func startInotify(watching watched: [String: Set<String>]) -> (Int32, [Int32: Set<String>]) {
         #if canImport(Glibc)
         let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard descriptor >= 0 else { return -1 }
+        guard descriptor >= 0 else { return (-1, [:]) }
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE)
-        guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
-            close(descriptor)
-            return -1
+        var names: [Int32: Set<String>] = [:]
+        for (directory, files) in watched {
+            let watch = inotify_add_watch(descriptor, directory, mask)
+            guard watch >= 0 else {
+                close(descriptor)
+                return (-1, [:])
+            }
+            names[watch, default: []].formUnion(files)
         }
-        return descriptor
+        return (descriptor, names)
         #else
-        return -1
+        return (-1, [:])
         #endif
     }
 
@@ -113,7 +136,7 @@ final class FileChangeWatcher: Sendable {
         inotify: Int32,
         wake: Int32,
         timeout: Int32,
-        names: Set<String>,
+        names: [Int32: Set<String>],
         onChange: @Sendable () -> Void
     ) {
         defer {
@@ -146,8 +169,9 @@ final class FileChangeWatcher: Sendable {
         }
     }
 
-    /// Reads every pending inotify event; whether one concerns the keychain file or its WAL.
-    private static func drain(_ descriptor: Int32, _ buffer: inout [UInt8], names: Set<String>) -> Bool {
+    /// Reads every pending inotify event; whether one concerns a watched file (the keychain file, its WAL,
+    /// another watched file).
+    private static func drain(_ descriptor: Int32, _ buffer: inout [UInt8], names: [Int32: Set<String>]) -> Bool {
         #if canImport(Glibc)
         var relevant = false
         while true {
@@ -156,13 +180,16 @@ final class FileChangeWatcher: Sendable {
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= count {
-                let length = buffer.withUnsafeBytes { raw in
-                    Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let (watch, length) = buffer.withUnsafeBytes { raw in
+                    (
+                        raw.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                        Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    )
                 }
                 let start = offset + header
                 let end = min(start + length, count)
                 let name = String(decoding: buffer[start..<end].prefix { $0 != 0 }, as: UTF8.self)
-                if names.contains(name) { relevant = true }
+                if names[watch]?.contains(name) == true { relevant = true }
                 offset = start + length
             }
         }

@@ -15,6 +15,13 @@ extension Keychain {
     /// `KeychainChange`). While the items' class is locked nothing is reported; the changes made in
     /// the meantime are reported as soon as the keychain is unlocked. Secrets are never read.
     ///
+    /// Through the per-user agent (`resolvedService()` is an agent's client) the items are read through
+    /// the agent and the lock state is the agent's: the agent replaces its state file
+    /// (`$XDG_RUNTIME_DIR/latchkey/agent.state`) on every lock change and every write it commits, which
+    /// wakes the observer through inotify (as do writes to the keychain file made without the agent).
+    /// While the agent does not answer nothing is reported; a restarted agent's changes are reported once
+    /// it is unlocked.
+    ///
     /// The current items are read before this returns (attributes only), so every change committed
     /// afterwards is reported. From `async` code the `async` overload does that read off the caller's
     /// executor.
@@ -24,16 +31,16 @@ extension Keychain {
     /// - Returns: A sequence that ends when the consuming task is cancelled, or throws when the keychain
     ///   cannot be opened or its file becomes unusable.
     public func changes(forKey key: String? = nil) -> KeychainChanges {
-        let store: KeychainStore
+        let source: ObservationSource
         do {
-            store = try resolvedStore()
+            source = try ObservationSource.of(resolvedService())
         } catch {
             let (stream, continuation) = AsyncStream.makeStream(of: Result<KeychainChange, KeychainError>.self)
             continuation.yield(.failure(error))
             continuation.finish()
             return KeychainChanges(stream: stream)
         }
-        return ChangeSubscription.start(store: store, query: query(forKey: key))
+        return ChangeSubscription.start(source: source, query: query(forKey: key))
     }
 
     /// The changes to `key` or to the whole service (see the synchronous `changes(forKey:)`); the

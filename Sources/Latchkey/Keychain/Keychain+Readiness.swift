@@ -17,22 +17,41 @@ extension Keychain {
     /// }
     /// ```
     ///
-    /// The signal is the store's lock state in this process (`KeychainStore.lockStateUpdates()`): any
-    /// unlock (a passphrase typed into a prompt, a key file, a per-user agent that hands this process
-    /// its keys) wakes every waiter at once, with no polling.
+    /// The signal is the lock state of the keychain this one uses: in process, the store's
+    /// (`KeychainStore.lockStateUpdates()`): any unlock (a passphrase typed into a prompt, a key file) wakes
+    /// every waiter at once, with no polling. Through the per-user agent (`resolvedService()` is an agent's
+    /// client) it is the agent's lock state: `latchkey unlock` from any process wakes the waiter through the
+    /// agent's state file (see `changes(forKey:)`).
     ///
     /// - Throws: `CancellationError` when the waiting task is cancelled; `KeychainError` when the
-    ///   default store cannot be opened.
+    ///   default store cannot be opened or the agent does not answer.
     public func waitUntilAvailable() async throws {
         try Task.checkCancellation()
         let keychain = self
-        let store = try await BlockingWork.run { () throws(KeychainError) -> KeychainStore in
-            try keychain.resolvedStore()
+        let source = try await BlockingWork.run { () throws(KeychainError) -> ObservationSource in
+            try ObservationSource.of(keychain.resolvedService())
         }
-        for await state in store.lockStateUpdates() where state.permits(accessibility) {
+        for await state in source.lockStateUpdates() where state.permits(accessibility) {
             return
         }
         throw CancellationError()
+    }
+
+    /// The lock state of the keychain this one uses now, then every change, until the consumer stops
+    /// iterating.
+    ///
+    /// In process this is the store's lock state in this process (`KeychainStore.lockStateUpdates()`);
+    /// through the per-user agent it is the agent's, shared by every client: after `latchkey lock` in
+    /// another process this sequence yields `.locked`, after `latchkey unlock` `.unlocked`. Transitions
+    /// quicker than the consumer may be coalesced (the newest eight are buffered).
+    ///
+    /// ```swift
+    /// for await state in try keychain.lockStateUpdates() where state == .locked { hideSecrets() }
+    /// ```
+    ///
+    /// - Throws: `KeychainError` when the default store cannot be opened or the agent does not answer.
+    public func lockStateUpdates() throws(KeychainError) -> AsyncStream<LockState> {
+        try ObservationSource.of(resolvedService()).lockStateUpdates()
     }
 
     /// Whether the items this keychain reads are readable now (see `waitUntilAvailable()`).

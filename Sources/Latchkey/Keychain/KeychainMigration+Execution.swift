@@ -1,14 +1,18 @@
 import Foundation
 
 extension KeychainMigration {
-    /// Plans and applies (or, for a dry run, plans and rolls back) the migration in one transaction.
+    /// Plans and applies (or, for a dry run, plans and rolls back) the migration in one transaction: in
+    /// process when the keychain is opened here, else through the keychain's service (the per-user agent)
+    /// as one all-or-nothing batch (`execute(through:dryRun:)`).
     func execute(dryRun: Bool) throws -> MigrationReport {
-        let store = try source.resolvedStore()
-        guard try destination.resolvedStore().path == store.path else {
-            throw KeychainError(
-                .param,
-                "A migration must stay within one keychain file to be atomic; the source and destination keychains use different files."
-            )
+        let service = try source.resolvedService()
+        let destinationService = try destination.resolvedService()
+        guard let store = service as? KeychainStore else {
+            guard Self.sameKeychain(service, destinationService) else { throw Self.differentFiles }
+            return try execute(through: service, dryRun: dryRun)
+        }
+        guard let destinationStore = destinationService as? KeychainStore, destinationStore.path == store.path else {
+            throw Self.differentFiles
         }
         var report = MigrationReport(entries: [], isDryRun: dryRun)
         var transformError: (any Error)?
@@ -35,6 +39,18 @@ extension KeychainMigration {
             throw error
         }
         return report
+    }
+
+    static let differentFiles = KeychainError(
+        .param,
+        "A migration must stay within one keychain file to be atomic; the source and destination keychains use different files."
+    )
+
+    /// Whether two services are the same keychain: one object, or clients of one agent serving one file.
+    private static func sameKeychain(_ lhs: any KeychainService, _ rhs: any KeychainService) -> Bool {
+        if let lhs = lhs as? AnyObject, let rhs = rhs as? AnyObject, lhs === rhs { return true }
+        guard let lhs = lhs as? AgentClient, let rhs = rhs as? AgentClient else { return false }
+        return lhs.socketPath == rhs.socketPath && lhs.welcome.keychain == rhs.welcome.keychain
     }
 
     /// Migrates every source item inside `transaction`; returns one entry per source item.

@@ -1,0 +1,145 @@
+import Foundation
+
+extension KeychainMigration {
+    /// Where a generic password sits: the primary-key attributes a migration changes.
+    private struct Slot: Hashable {
+        var service: Data
+        var account: Data
+        var accessGroup: Data
+        var synchronizable: Bool
+
+        init(_ attributes: [AttributeName: AttributeValue]) {
+            service = (attributes[.service] ?? .string("")).canonicalBytes
+            account = (attributes[.account] ?? .string("")).canonicalBytes
+            accessGroup = (attributes[.accessGroup] ?? .string("")).canonicalBytes
+            synchronizable = attributes[.synchronizable]?.boolValue ?? false
+        }
+    }
+
+    /// Whether a slot holds an item as the plan stands: the item's persistent reference when it existed
+    /// before the migration, `nil` for an item the plan adds.
+    private enum Occupancy {
+        case empty
+        case occupied(Data?)
+    }
+
+    /// Plans the migration from reads through `service` (the per-user agent's client) and applies it as one
+    /// `KeychainOperation.batch`, which the service runs in one transaction: every item, or nothing.
+    ///
+    /// The plan follows the in-process migration step by step (the same in-place rule, conflict policies
+    /// and report), keeping track of which slots its own earlier steps empty or fill. The reads come before
+    /// the batch, not inside its transaction: a write by another process between the two that adds an item
+    /// where the plan adds one makes the batch fail with `duplicateItem` and change nothing.
+    func execute(through service: any KeychainService, dryRun: Bool) throws -> MigrationReport {
+        let items = try service.findAll(source.query(forKey: nil), withData: true)
+        let schema = ItemSchema.of(.genericPassword)
+        let sourceReferences = Set(items.map(\.persistentReference))
+        var processed: Set<Data> = []
+        var slots: [Slot: Occupancy] = [:]
+        for item in items { slots[Slot(item.attributes)] = .occupied(item.persistentReference) }
+        var operations: [KeychainOperation] = []
+        var entries: [MigrationReport.Entry] = []
+
+        func occupancy(_ slot: Slot, query: ItemQuery) throws(KeychainError) -> Occupancy {
+            if let known = slots[slot] { return known }
+            let found = try service.findFirst(query).map { Occupancy.occupied($0.persistentReference) } ?? .empty
+            slots[slot] = found
+            return found
+        }
+        func byReference(_ reference: Data) -> ItemQuery {
+            ItemQuery(.genericPassword, synchronizable: .any, persistentReference: reference)
+        }
+
+        for item in items {
+            processed.insert(item.persistentReference)
+            guard let sourceKey = Keychain.key(of: item.attributes) else { continue }
+            let metadata = KeychainItemMetadata(item)
+            var proposed = Item(
+                key: sourceKey,
+                value: item.data ?? SecretData([]),
+                label: destination.label ?? metadata.label,
+                comment: destination.comment ?? metadata.comment,
+                sourceKey: sourceKey,
+                sourceMetadata: metadata
+            )
+            if let transform {
+                guard let rewritten = try transform(proposed) else {
+                    entries.append(.init(sourceKey: sourceKey, destinationKey: sourceKey, action: .skippedByTransform))
+                    continue
+                }
+                proposed = rewritten
+            }
+            var entry = MigrationReport.Entry(sourceKey: sourceKey, destinationKey: proposed.key, action: .moved)
+            let group = destination.accessGroup ?? metadata.accessGroup
+            let synchronizable: Bool =
+                switch destination.synchronizable {
+                case .localOnly: false
+                case .synchronized: true
+                case .any: metadata.isSynchronizable
+                }
+            var attributes: [AttributeName: AttributeValue] = [.accessible: .string(destination.accessibility.rawValue)]
+            if let label = proposed.label { attributes[.label] = .string(label) }
+            if let comment = proposed.comment { attributes[.comment] = .string(comment) }
+            var moved = item.attributes
+            moved[.service] = .string(destination.service)
+            moved[.account] = Keychain.account(proposed.key)
+            if let group { moved[.accessGroup] = .string(group) }
+            moved[.synchronizable] = .bool(synchronizable)
+            if schema.samePrimaryKey(item.attributes, moved) {
+                let changes = ItemChanges(attributes: attributes, data: proposed.value)
+                operations.append(.update(UpdateRequest(byReference(item.persistentReference), changes: changes)))
+                entry.action = .rewrittenInPlace
+                entries.append(entry)
+                continue
+            }
+            attributes[.service] = .string(destination.service)
+            attributes[.account] = Keychain.account(proposed.key)
+            if let group { attributes[.accessGroup] = .string(group) }
+            attributes[.synchronizable] = .bool(synchronizable)
+            var target = ItemQuery(.genericPassword, synchronizable: synchronizable ? .yes : .no)
+            for name: AttributeName in [.service, .account, .accessGroup] { target.attributes[name] = attributes[name] }
+            let targetSlot = Slot(attributes)
+            entry.action = mode == .move ? .moved : .copied
+            if case .occupied(let occupant) = try occupancy(targetSlot, query: target) {
+                let pendingSource = occupant.map { sourceReferences.contains($0) && !processed.contains($0) } ?? false
+                switch conflictPolicy {
+                case .fail:
+                    entry.action = .conflict
+                case .keepDestination:
+                    entry.action = .keptDestination
+                case .replaceDestination where pendingSource:
+                    // Another source item still to migrate sits there: replacing it would lose it.
+                    entry.action = .conflict
+                case .replaceDestination:
+                    let request = occupant.map { DeleteRequest(byReference($0)) } ?? DeleteRequest(target, limit: .one)
+                    operations.append(.delete(request))
+                    slots[targetSlot] = .empty
+                    entry.action = .replacedDestination
+                }
+                if entry.action != .replacedDestination {
+                    entries.append(entry)
+                    continue
+                }
+            }
+            if mode == .move {
+                operations.append(.delete(DeleteRequest(byReference(item.persistentReference))))
+                slots[Slot(item.attributes)] = .empty
+            }
+            operations.append(.add(NewItem(.genericPassword, attributes: attributes, data: proposed.value)))
+            slots[targetSlot] = .occupied(nil)
+            entries.append(entry)
+        }
+
+        let report = MigrationReport(entries: entries, isDryRun: dryRun)
+        let conflicts = report.entries(.conflict).count
+        if conflicts > 0, !dryRun {
+            throw KeychainError(
+                .duplicateItem,
+                "\(conflicts) migrated key(s) already exist in the destination; nothing was migrated. "
+                    + "List them with dryRun(), or choose the conflict policy .replaceDestination or .keepDestination."
+            )
+        }
+        if !dryRun, !operations.isEmpty { _ = try service.batch(operations) }
+        return report
+    }
+}
