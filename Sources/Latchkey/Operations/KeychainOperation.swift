@@ -76,6 +76,22 @@ public enum AuthenticationPolicy: String, Sendable, Hashable, Codable {
     case confirmed
 }
 
+/// The reuse duration of the user-presence confirmation that requests made in a scope carry
+/// (`FindRequest.authenticationReuse`, `UpdateRequest.authenticationReuse`).
+///
+/// The Apple face binds it from the request's `LAContext` around its calls, so a request built deeper
+/// down carries it without every call site passing it:
+///
+/// ```swift
+/// try AuthenticationReuse.$duration.withValue(context.touchIDAuthenticationAllowableReuseDuration) {
+///     try service.findOne(query, withData: true, authentication: .ask)
+/// }
+/// ```
+public enum AuthenticationReuse {
+    /// The duration in seconds, or `nil` outside a scope.
+    @TaskLocal public static var duration: TimeInterval?
+}
+
 /// What a search does with rows that fail authentication (corrupt or tampered).
 public enum CorruptRowPolicy: String, Sendable, Hashable, Codable {
     /// Skip them; when every match is corrupt, nothing was found (`itemNotFound`), as Apple does.
@@ -96,6 +112,10 @@ public struct FindRequest: Sendable, Hashable, Codable {
     public var authentication: AuthenticationPolicy
     /// What to do with corrupt rows.
     public var corruptRows: CorruptRowPolicy
+    /// How many seconds an earlier confirmation of the user's presence may be reused for this request
+    /// (`LAContext.touchIDAuthenticationAllowableReuseDuration`, at most 300), or `nil` for none. Only the
+    /// agent, which confirms presence itself, reads it; it defaults to `AuthenticationReuse.duration`.
+    public var authenticationReuse: TimeInterval?
 
     /// Makes a search.
     public init(
@@ -103,13 +123,15 @@ public struct FindRequest: Sendable, Hashable, Codable {
         limit: MatchLimit = .one,
         withData: Bool = false,
         authentication: AuthenticationPolicy = .fail,
-        corruptRows: CorruptRowPolicy = .report
+        corruptRows: CorruptRowPolicy = .report,
+        authenticationReuse: TimeInterval? = AuthenticationReuse.duration
     ) {
         self.query = query
         self.limit = limit
         self.withData = withData
         self.authentication = authentication
         self.corruptRows = corruptRows
+        self.authenticationReuse = authenticationReuse
     }
 }
 
@@ -121,12 +143,20 @@ public struct UpdateRequest: Sendable, Hashable, Codable {
     public var changes: ItemChanges
     /// What the caller has done about items whose secret needs user authentication.
     public var authentication: AuthenticationPolicy
+    /// As `FindRequest.authenticationReuse`.
+    public var authenticationReuse: TimeInterval?
 
     /// Makes an update.
-    public init(_ query: ItemQuery, changes: ItemChanges, authentication: AuthenticationPolicy = .fail) {
+    public init(
+        _ query: ItemQuery,
+        changes: ItemChanges,
+        authentication: AuthenticationPolicy = .fail,
+        authenticationReuse: TimeInterval? = AuthenticationReuse.duration
+    ) {
         self.query = query
         self.changes = changes
         self.authentication = authentication
+        self.authenticationReuse = authenticationReuse
     }
 }
 
