@@ -24,6 +24,12 @@ public struct AgentConfiguration: Sendable {
     public var maximumConnections: Int
     /// Diagnostics: connections, refusals, lock changes, operation names. Never a secret or an attribute value.
     public var logger: Logger
+    /// The pinentry program the agent asks the user with (absolute), or `nil` for no prompter: then a group
+    /// the executable lacks is refused (-34018) and an item that needs user presence fails with
+    /// `interactionNotAllowed` (-25308). `standard()` takes `AgentPrompter.locate(option:environment:)`.
+    public var pinentry: String?
+    /// How long a question of the prompter waits for an answer before it counts as refused, in seconds.
+    public var promptTimeout: TimeInterval
 
     /// The default configuration for this session.
     ///
@@ -42,7 +48,8 @@ public struct AgentConfiguration: Sendable {
             keychainPath: KeychainLocation.defaultKeychainPath(environment: environment),
             socketPath: socketPath,
             policyPath: AccessPolicy.defaultPath(environment: environment),
-            stateDirectory: LedgerMemory.defaultDirectory(environment: environment)
+            stateDirectory: LedgerMemory.defaultDirectory(environment: environment),
+            pinentry: AgentPrompter.locate(option: nil, environment: environment)
         )
     }
 
@@ -56,7 +63,9 @@ public struct AgentConfiguration: Sendable {
         idleLock: TimeInterval? = nil,
         clock: any KeychainClock = SystemClock(),
         maximumConnections: Int = 256,
-        logger: Logger = AgentConfiguration.standardErrorLogger()
+        logger: Logger = AgentConfiguration.standardErrorLogger(),
+        pinentry: String? = nil,
+        promptTimeout: TimeInterval = 60
     ) {
         self.keychainPath = keychainPath
         self.socketPath = socketPath
@@ -68,6 +77,8 @@ public struct AgentConfiguration: Sendable {
         self.clock = clock
         self.maximumConnections = maximumConnections
         self.logger = logger
+        self.pinentry = pinentry
+        self.promptTimeout = promptTimeout
     }
 
     /// A logger writing to standard error at `info` level (`latchkey.agent`).

@@ -10,11 +10,13 @@ import Glibc
 struct AgentConnection: Sendable {
     let server: AgentServer
     let descriptor: Int32
+    /// The client's identity and prompt target, set by the handshake.
+    let session = ClientSession()
 
     /// How long a new connection may take to send its hello, in seconds.
     static let helloTimeout = 10
 
-    private var logger: Logger { server.configuration.logger }
+    var logger: Logger { server.configuration.logger }
 
     /// Identifies the peer, runs the handshake, then answers operations until the peer closes the connection.
     func serve() {
@@ -71,25 +73,41 @@ struct AgentConnection: Sendable {
             guard let executable = peer.executable else {
                 throw KeychainError(.missingEntitlement, "The agent cannot read this process's executable.")
             }
-            let groups = try accessGroups(for: executable, narrowedTo: hello.accessGroups)
+            let script = ScriptIdentity.script(ofProcess: peer.process, executable: executable)
+            let identity = script ?? executable
+            session.set(
+                ClientSession.Client(
+                    identity: identity,
+                    process: peer.process,
+                    target: AgentPrompter.Target(
+                        ttyName: hello.ttyName,
+                        ttyType: hello.ttyType,
+                        display: hello.display,
+                        waylandDisplay: hello.waylandDisplay
+                    )
+                )
+            )
+            let groups = try accessGroups(for: identity, narrowedTo: hello.accessGroups)
             let welcome = AgentWelcome(
                 keychain: server.keychainPath,
                 accessGroups: groups,
                 lockState: server.store.lockState,
-                executable: executable,
+                executable: identity,
+                interpreter: script == nil ? nil : executable,
                 agentProcess: getpid()
             )
             try send(AgentHandshake.encode(AgentHandshake.Reply.accepted(welcome)))
-            logger.info(
-                "client connected",
-                metadata: ["pid": "\(peer.process)", "executable": "\(executable)", "groups": "\(groups.count)"]
-            )
+            var metadata: Logger.Metadata = [
+                "pid": "\(peer.process)", "executable": "\(identity)", "groups": "\(groups.count)",
+            ]
+            if script != nil { metadata["interpreter"] = "\(executable)" }
+            logger.info("client connected", metadata: metadata)
             return (server.store.scoped(accessGroups: groups), hello.acceptRollback == true)
         } catch {
             logger.warning(
                 "client refused",
                 metadata: [
-                    "pid": "\(peer.process)", "executable": "\(peer.executable ?? "?")",
+                    "pid": "\(peer.process)", "executable": "\(session.client?.identity ?? peer.executable ?? "?")",
                     "code": "\(error.code.rawValue)",
                 ]
             )
@@ -98,9 +116,11 @@ struct AgentConnection: Sendable {
         }
     }
 
-    /// The executable's groups from the policy, narrowed to `requested` when the client asks.
-    private func accessGroups(for executable: String, narrowedTo requested: [String]?) throws(KeychainError) -> [String]
-    {
+    /// The groups of `identity` (an executable, or an interpreter's script) from the policy (a grant pinned
+    /// to a content hash counts while the file's SHA-256 matches), narrowed to `requested` when the client
+    /// asks. A requested group it does not hold is asked to the user when the agent has a prompter (always
+    /// allow: granted and remembered by path and content hash; allow once: this connection only).
+    private func accessGroups(for identity: String, narrowedTo requested: [String]?) throws(KeychainError) -> [String] {
         let policy: AccessPolicy
         do {
             policy = try AccessPolicy.load(from: server.configuration.policyPath)
@@ -111,15 +131,17 @@ struct AgentConnection: Sendable {
             )
             policy = AccessPolicy()
         }
-        let granted = policy.groups(forExecutable: executable)
+        let granted = policy.groups(forExecutable: identity) { server.contentHashes.digest(ofFile: identity) }
         guard let requested, !requested.isEmpty else { return granted }
         let missing = requested.filter { !granted.contains($0) }
-        guard missing.isEmpty else {
-            throw KeychainError(
-                .missingEntitlement,
-                "LATCHKEY_ACCESS_GROUPS names \(missing.count == 1 ? "a group" : "groups") that the agent does not "
-                    + "grant \(executable); grant with: latchkey access grant \(executable) <group>"
-            )
+        for group in missing {
+            guard try askForGroup(group, identity: identity) else {
+                throw KeychainError(
+                    .missingEntitlement,
+                    "LATCHKEY_ACCESS_GROUPS names \(missing.count == 1 ? "a group" : "groups") that the agent does "
+                        + "not grant \(identity); grant with: latchkey access grant \(identity) <group>"
+                )
+            }
         }
         return requested
     }
@@ -167,6 +189,7 @@ struct AgentConnection: Sendable {
     /// Executes one operation, keeping the keychain's remembered state (`LedgerMemory`): while a rollback is
     /// not accepted, only `lockState`, `lock` and `accessGroups` are served and an unlock is refused unless
     /// the client asked to accept it; a committed write and a lock are remembered before the answer is sent.
+    /// Items that need user presence are confirmed by the agent's prompter (`performConfirmingPresence`).
     private func perform(
         _ operation: KeychainOperation,
         store: KeychainStore,
@@ -193,14 +216,15 @@ struct AgentConnection: Sendable {
             return try store.perform(operation)
         case .lock:
             let outcome = try store.perform(operation)
+            server.presence.forget()
             memory.record(server.store)
             return outcome
         case .find, .exists, .changeCounter:
             if let refusal = memory.refusal { throw refusal }
-            return try store.perform(operation)
+            return try performConfirmingPresence(operation, store: store)
         case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch:
             if let refusal = memory.refusal { throw refusal }
-            let outcome = try store.perform(operation)
+            let outcome = try performConfirmingPresence(operation, store: store)
             memory.record(server.store)
             return outcome
         }

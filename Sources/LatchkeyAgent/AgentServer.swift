@@ -36,6 +36,12 @@ public final class AgentServer: Sendable {
     let idleLock: IdleLock?
     /// The keychain's last authenticated state, remembered outside the file.
     let ledgerMemory: LedgerMemory
+    /// The prompter, when a pinentry program is configured.
+    let prompter: AgentPrompter?
+    /// Content digests of clients' executables and scripts, for pinned grants.
+    let contentHashes = ContentHashes()
+    /// When each identity last confirmed the user's presence, on the configuration's clock.
+    let presence: PresenceMemory
     /// Rewrites the state file beside the socket on every lock change and committed write (for observers).
     let statePublisher: AgentStatePublisher
     private let connections = Atomic<Int>(0)
@@ -60,6 +66,10 @@ public final class AgentServer: Sendable {
             logger: configuration.logger
         )
         self.statePublisher = AgentStatePublisher(store: store, socketPath: listener.path, logger: configuration.logger)
+        self.prompter = configuration.pinentry.map {
+            AgentPrompter(program: $0, timeout: configuration.promptTimeout, logger: configuration.logger)
+        }
+        self.presence = PresenceMemory(clock: configuration.clock)
     }
 
     /// The socket the agent listens on.
@@ -109,7 +119,7 @@ public final class AgentServer: Sendable {
             "agent started",
             metadata: [
                 "socket": "\(listener.path)", "keychain": "\(server.keychainPath)",
-                "lockState": "\(store.lockState.rawValue)",
+                "lockState": "\(store.lockState.rawValue)", "pinentry": "\(configuration.pinentry ?? "none")",
             ]
         )
         return server
@@ -226,6 +236,7 @@ public final class AgentServer: Sendable {
     private func lockForIdleness() {
         guard store.lockState == .unlocked else { return }
         store.lock()
+        presence.forget()
         ledgerMemory.record(store)
         configuration.logger.info(
             "keychain locked after idle time",

@@ -198,7 +198,7 @@ struct AgentProtocolTests {
         #expect(policy.grants.isEmpty)
         #expect(throws: KeychainError.self) { try AccessPolicy.validate(group: "a,b") }
 
-        try Data("{\"version\": 2, \"grants\": {}}".utf8).write(to: URL(fileURLWithPath: file))
+        try Data("{\"version\": 3, \"grants\": {}}".utf8).write(to: URL(fileURLWithPath: file))
         #expect(throws: KeychainError.self) { try AccessPolicy.load(from: file) }
     }
 }

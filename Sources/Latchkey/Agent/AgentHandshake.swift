@@ -1,10 +1,16 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The first exchange on every agent connection: the client's hello, then the agent's welcome or refusal.
 ///
 /// The hello carries only what the client may choose: a subset of its groups (its `LATCHKEY_ACCESS_GROUPS`)
-/// to narrow to. The agent decides the groups themselves from the executable the kernel names; asking for
-/// a group outside them is refused with `missingEntitlement` (-34018).
+/// to narrow to, and where the agent's prompter may show a question for it (its terminal and display, as
+/// gpg-agent's clients tell it). The agent decides the groups themselves from the executable the kernel
+/// names; asking for a group outside them is asked to the user when the agent has a prompter, else refused
+/// with `missingEntitlement` (-34018).
 package enum AgentHandshake {
     /// The protocol version of the handshake and of the operation frames after it.
     package static let version = KeychainWireCodec.version
@@ -18,12 +24,45 @@ package enum AgentHandshake {
         /// `true` when this connection's unlock accepts a keychain file rolled back to an older copy
         /// (`latchkey unlock --accept-rollback`); absent otherwise.
         package var acceptRollback: Bool?
+        /// The client's terminal (`ttyname` of its standard input), passed to pinentry as `OPTION ttyname=`;
+        /// absent from older clients and from processes without a terminal.
+        package var ttyName: String?
+        /// The client's `TERM`, passed to pinentry as `OPTION ttytype=` and in its environment.
+        package var ttyType: String?
+        /// The client's `DISPLAY` (X11), in pinentry's environment.
+        package var display: String?
+        /// The client's `WAYLAND_DISPLAY`, in pinentry's environment.
+        package var waylandDisplay: String?
 
-        /// Makes a hello.
-        package init(version: Int = AgentHandshake.version, accessGroups: [String]?, acceptRollback: Bool? = nil) {
+        /// Makes a hello; the terminal fields default to this process's own (`Hello.ownTerminal()`).
+        package init(
+            version: Int = AgentHandshake.version,
+            accessGroups: [String]?,
+            acceptRollback: Bool? = nil,
+            terminal: [String: String] = Hello.ownTerminal()
+        ) {
             self.version = version
             self.accessGroups = accessGroups
             self.acceptRollback = acceptRollback
+            self.ttyName = terminal["ttyname"]
+            self.ttyType = terminal["TERM"]
+            self.display = terminal["DISPLAY"]
+            self.waylandDisplay = terminal["WAYLAND_DISPLAY"]
+        }
+
+        /// This process's terminal and display: `ttyname` of standard input (key `ttyname`), and `TERM`,
+        /// `DISPLAY`, `WAYLAND_DISPLAY` from the environment, each only when present and not empty.
+        package static func ownTerminal(
+            environment: [String: String] = ProcessInfo.processInfo.environment
+        ) -> [String: String] {
+            var terminal: [String: String] = [:]
+            if isatty(STDIN_FILENO) == 1, let name = ttyname(STDIN_FILENO) {
+                terminal["ttyname"] = String(cString: name)
+            }
+            for key in ["TERM", "DISPLAY", "WAYLAND_DISPLAY"] {
+                if let value = environment[key], !value.isEmpty { terminal[key] = value }
+            }
+            return terminal
         }
     }
 

@@ -10,8 +10,12 @@ public struct AgentWelcome: Sendable, Hashable, Codable {
     public var accessGroups: [String]
     /// The agent's lock state when the client connected (one state for every client).
     public var lockState: LockState
-    /// The client's executable as the kernel reports it (`/proc/<pid>/exe`).
+    /// The client's identity: its executable as the kernel reports it (`/proc/<pid>/exe`), or, when that is
+    /// a known interpreter running a script file, the script (absolute and symlink-free).
     public var executable: String
+    /// The interpreter running the script named by `executable`, or `nil` when the identity is the
+    /// executable itself (absent from older agents).
+    public var interpreter: String?
     /// The agent's process id.
     public var agentProcess: Int32
 
@@ -21,12 +25,14 @@ public struct AgentWelcome: Sendable, Hashable, Codable {
         accessGroups: [String],
         lockState: LockState,
         executable: String,
+        interpreter: String? = nil,
         agentProcess: Int32
     ) {
         self.keychain = keychain
         self.accessGroups = accessGroups
         self.lockState = lockState
         self.executable = executable
+        self.interpreter = interpreter
         self.agentProcess = agentProcess
     }
 }

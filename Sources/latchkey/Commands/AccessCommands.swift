@@ -9,8 +9,9 @@ struct AccessCommand: ParsableCommand {
         commandName: "access",
         abstract: "Grant, revoke and list the access groups the agent gives executables.",
         discussion: """
-            Through the agent, a process holds one access group named after its executable's file name, plus \
-            the groups granted to its executable's path here. The policy is $XDG_CONFIG_HOME/latchkey/access.json \
+            Through the agent, a process holds one access group named after its executable's file name (for a \
+            script run by python, perl, ruby, node or a shell: the script's), plus the groups granted to that \
+            path here, optionally pinned to the file's SHA-256 (--pin-content). The policy is $XDG_CONFIG_HOME/latchkey/access.json \
             (else ~/.config/latchkey/access.json), written atomically with mode 0600; the agent reads it for each \
             new connection. See docs/agent.md.
             """,
@@ -25,19 +26,32 @@ struct AccessGrant: ParsableCommand {
         abstract: "Let an executable read and write the items of an access group."
     )
 
-    @Argument(help: "The executable's path (resolved to its absolute, symlink-free form).") var executable: String
+    @Argument(help: "The executable's (or script's) path (resolved to its absolute, symlink-free form).")
+    var executable: String
     @Argument(help: "The access group.") var group: String
+    @Flag(
+        name: .customLong("pin-content"),
+        help: "Pin the grant to the file's current SHA-256: it applies only while the file's content is unchanged."
+    )
+    var pinContent = false
 
     func run() throws {
         try runReportingErrors {
             let path = AgentLocation.canonical(executable)
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw KeychainError(.param, "\(path) is not an executable file.")
+            guard FileManager.default.isExecutableFile(atPath: path) || ScriptIdentity.isScriptFile(path) else {
+                throw KeychainError(.param, "\(path) is not an executable file or a script.")
             }
             try AccessPolicy.validate(group: group)
+            var digest: String?
+            if pinContent {
+                guard let hash = ContentHashes().digest(ofFile: path) else {
+                    throw KeychainError(.io, "Cannot read \(path) to pin the grant to its content.")
+                }
+                digest = hash
+            }
             let file = AccessPolicy.defaultPath()
             var policy = try AccessPolicy.load(from: file)
-            if policy.grant(group, to: path) { try policy.save(to: file) }
+            if policy.grant(group, to: path, sha256: digest) { try policy.save(to: file) }
         }
     }
 }
@@ -71,7 +85,11 @@ struct AccessList: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the access groups granted to executables.",
-        discussion: "One line per executable: its path, then its groups (its own first). --json prints the policy."
+        discussion: """
+            One line per executable: its path, then its groups (its own first); a grant pinned to the file's \
+            content is followed by [sha256 <digest>]. --json prints each executable's grants (group, and sha256 \
+            when pinned).
+            """
     )
 
     @OptionGroup var output: OutputOptions
@@ -83,7 +101,12 @@ struct AccessList: ParsableCommand {
             if output.json {
                 let object = Dictionary(
                     uniqueKeysWithValues: executables.map { path in
-                        (path, JSONValue.array(policy.groups(forExecutable: path).map { .string($0) }))
+                        let grants = (policy.grants[path] ?? []).map { grant in
+                            var fields: [String: JSONValue] = ["group": .string(grant.group)]
+                            if let digest = grant.sha256 { fields["sha256"] = .string(digest) }
+                            return JSONValue.object(fields)
+                        }
+                        return (path, JSONValue.array(grants))
                     }
                 )
                 try JSONValue.object(object).print()
@@ -91,7 +114,11 @@ struct AccessList: ParsableCommand {
             }
             var out = ""
             for path in executables {
-                out += "\(path): \(policy.groups(forExecutable: path).joined(separator: ", "))\n"
+                var groups = [AccessPolicy.defaultGroup(forExecutable: path)]
+                for grant in policy.grants[path] ?? [] where !groups.contains(grant.group) {
+                    groups.append(grant.group + (grant.sha256.map { " [sha256 \($0)]" } ?? ""))
+                }
+                out += "\(path): \(groups.joined(separator: ", "))\n"
             }
             ItemOutput.write(out)
         }
