@@ -74,10 +74,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CLatchkeyOpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(
+            name: "LatchkeySecretService",
+            dependencies: [
+                "Latchkey", "LatchkeyCrypto", "CSystemdBus", "CLatchkeyOpenSSL",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "Latchkey", "LatchkeyAgent",
+                "Latchkey", "LatchkeyAgent", "LatchkeySecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -117,6 +129,7 @@ let package = Package(
             name: "LatchkeyTests",
             dependencies: [
                 "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
+                "LatchkeySecretService",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

@@ -30,6 +30,20 @@ struct AgentCommand: ParsableCommand {
         help: ArgumentHelp("Lock after this many seconds without a request from any client.", valueName: "seconds")
     )
     var idleLock: Double?
+    @Option(
+        name: .customLong("pinentry"),
+        help: ArgumentHelp(
+            "The pinentry program that asks the user (access groups, protected items); default: $LATCHKEY_PINENTRY, "
+                + "else pinentry on PATH; 'none' for no prompter.",
+            valueName: "path"
+        )
+    )
+    var pinentry: String?
+    @Flag(
+        name: .customLong("secret-service"),
+        help: "Also own org.freedesktop.secrets on the session bus (docs/secret-service.md)."
+    )
+    var secretService = false
 
     func validate() throws {
         if let idleLock, !(idleLock > 0) { throw ValidationError("--idle-lock takes a positive number of seconds.") }
@@ -41,8 +55,15 @@ struct AgentCommand: ParsableCommand {
             configuration.keychainPath = keychain.path
             configuration.storeOptions = keychain.storeOptions
             configuration.idleLock = idleLock
+            if let pinentry {
+                configuration.pinentry = AgentPrompter.locate(
+                    option: pinentry,
+                    environment: ProcessInfo.processInfo.environment
+                )
+            }
             _ = try AgentServer.runUntilTerminated(configuration) { server in
                 FileHandle.standardOutput.write(Data("ready \(server.socketPath)\n".utf8))
+                if secretService { AgentSecretService.start(server, logger: configuration.logger) }
             }
         }
     }
@@ -54,8 +75,9 @@ struct UnlockAgent: ParsableCommand {
         commandName: "unlock",
         abstract: "Unlock the agent's keychain for every latchkey client of this user.",
         discussion: """
-            The passphrase comes from --passphrase-stdin, or a no-echo prompt on the terminal; --key-file gives \
-            a key file instead. Needs a running agent (latchkey agent). The agent derives the keys once and \
+            The passphrase comes from --passphrase-stdin, else from the pinentry program named by \
+            $LATCHKEY_PINENTRY (the Assuan protocol, as gpg-agent uses it), else a no-echo prompt on the terminal; \
+            --key-file gives a key file instead. Needs a running agent (latchkey agent). The agent derives the keys once and \
             keeps them until `latchkey lock`, its idle lock, or its exit. A wrong passphrase exits 1 with \
             OSStatus -25293. When the agent finds the keychain file older than the last state it saw (rolled \
             back to an older copy), it refuses with OSStatus -26275; --accept-rollback unlocks and accepts the \
@@ -81,6 +103,21 @@ struct UnlockAgent: ParsableCommand {
                 credential = try .keyFile(at: keyFile)
             } else if passphraseStdin {
                 credential = .passphrase(Terminal.readStandardInput())
+            } else if let program = ProcessInfo.processInfo.environment["LATCHKEY_PINENTRY"]
+                .flatMap({ AgentPrompter.locate(option: $0, environment: ProcessInfo.processInfo.environment) })
+            {
+                let terminal = AgentHandshake.Hello.ownTerminal()
+                credential = .passphrase(
+                    try AgentPrompter(program: program, timeout: 300).askPassphrase(
+                        description: "Unlock the keychain \(agent.welcome.keychain) for every latchkey client.",
+                        target: AgentPrompter.Target(
+                            ttyName: terminal["ttyname"],
+                            ttyType: terminal["TERM"],
+                            display: terminal["DISPLAY"],
+                            waylandDisplay: terminal["WAYLAND_DISPLAY"]
+                        )
+                    )
+                )
             } else {
                 guard Terminal.isInteractive else {
                     throw KeychainError(

@@ -1,0 +1,184 @@
+import CSystemdBus
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A method call received on the bus, its arguments read.
+struct BusCall {
+    /// The object path called.
+    var path: String
+    /// The interface named by the call ("" when none).
+    var interface: String
+    /// The method.
+    var member: String
+    /// The caller's unique bus name.
+    var sender: String
+    /// The arguments, in order.
+    var arguments: [BusValue]
+}
+
+/// What answers the method calls of the bus's objects (the Secret Service), on the bus thread.
+protocol BusHandler: AnyObject {
+    /// Answers one call with its return values, or throws the error to reply with.
+    func handle(_ call: BusCall, on bus: Bus) throws(SecretServiceError) -> [BusValue]
+}
+
+/// One connection to a D-Bus bus through systemd's sd-bus, owning a well-known name and answering every
+/// method call under one object-path prefix with a `BusHandler`.
+///
+/// A single fallback handler (`sd_bus_add_fallback`) receives every call under the prefix, so the Swift
+/// side decides per path, interface and member, introspection and properties included; sd-bus only
+/// frames, reads and writes messages. After `run()` starts, everything happens on the bus thread.
+final class Bus: @unchecked Sendable {
+    // SAFETY: `bus` and `handler` are used on the thread that connects until `run()` starts the bus thread,
+    // then only on the bus thread (callbacks and signals are sent from inside the handler); sd-bus is not
+    // thread-safe and is never touched from two threads at once.
+
+    private var bus: OpaquePointer?
+    private weak var handler: (any BusHandler)?
+    private let logger: Logger
+
+    /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/user/1000/bus`).
+    ///
+    /// - Throws: `SecretServiceError.failed` naming the address when the bus cannot be reached.
+    init(address: String, logger: Logger) throws(SecretServiceError) {
+        self.logger = logger
+        var created: OpaquePointer?
+        try Self.check(sd_bus_new(&created), "create a bus connection")
+        bus = created
+        try Self.check(address.withCString { sd_bus_set_address(created, $0) }, "use the bus address \(address)")
+        try Self.check(sd_bus_set_bus_client(created, 1), "act as a bus client")
+        try Self.check(sd_bus_start(created), "connect to the session bus at \(address)")
+    }
+
+    deinit {
+        if let bus { sd_bus_flush_close_unref(bus) }
+    }
+
+    /// Serves every call under `prefix` with `handler` (held weakly: the caller keeps it alive).
+    func serve(prefix: String, handler: any BusHandler) throws(SecretServiceError) {
+        self.handler = handler
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let status = prefix.withCString { sd_bus_add_fallback(bus, nil, $0, Bus.dispatch, context) }
+        try Self.check(status, "serve \(prefix)")
+    }
+
+    /// Claims the well-known `name`.
+    ///
+    /// - Throws: `SecretServiceError.failed` saying who to stop when another connection owns it.
+    func requestName(_ name: String) throws(SecretServiceError) {
+        let status = name.withCString { sd_bus_request_name(bus, $0, 0) }
+        if status == -EEXIST {
+            throw .failed(
+                "\(name) is already owned on this session bus (gnome-keyring, KWallet, KeePassXC or another "
+                    + "latchkey agent): stop it first."
+            )
+        }
+        try Self.check(status, "claim \(name)")
+    }
+
+    /// Starts the bus thread, which processes messages until the connection ends.
+    func run() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "latchkey-secret-service"
+        thread.start()
+    }
+
+    private func loop() {
+        while true {
+            let processed = sd_bus_process(bus, nil)
+            if processed < 0 {
+                logger.error(
+                    "secret service: the bus connection ended",
+                    metadata: ["error": "\(String(cString: strerror(-processed)))"]
+                )
+                return
+            }
+            if processed > 0 { continue }
+            let waited = sd_bus_wait(bus, UInt64.max)
+            if waited < 0 && waited != -EINTR {
+                logger.error(
+                    "secret service: waiting on the bus failed",
+                    metadata: ["error": "\(String(cString: strerror(-waited)))"]
+                )
+                return
+            }
+        }
+    }
+
+    /// Emits a signal (on the bus thread, from inside a handler).
+    func emitSignal(path: String, interface: String, member: String, arguments: [BusValue]) {
+        var message: OpaquePointer?
+        let created = path.withCString { pathPointer in
+            interface.withCString { interfacePointer in
+                member.withCString { sd_bus_message_new_signal(bus, &message, pathPointer, interfacePointer, $0) }
+            }
+        }
+        guard created >= 0, let message else {
+            logger.error("secret service: cannot make a signal", metadata: ["member": "\(member)"])
+            return
+        }
+        defer { sd_bus_message_unref(message) }
+        do {
+            try BusMessage(pointer: message).append(arguments)
+            let sent = sd_bus_send(bus, message, nil)
+            if sent < 0 { logger.error("secret service: cannot send a signal", metadata: ["member": "\(member)"]) }
+        } catch {
+            logger.error("secret service: cannot build a signal", metadata: ["member": "\(member)"])
+        }
+    }
+
+    /// The sd-bus callback: reads the call, asks the handler, replies.
+    private static let dispatch: sd_bus_message_handler_t = { message, context, _ in
+        guard let message, let context else { return 0 }
+        let bus = Unmanaged<Bus>.fromOpaque(context).takeUnretainedValue()
+        var type: UInt8 = 0
+        guard sd_bus_message_get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_METHOD_CALL)
+        else { return 0 }
+        bus.answer(BusMessage(pointer: message))
+        return 1
+    }
+
+    private func answer(_ message: BusMessage) {
+        do throws(SecretServiceError) {
+            guard let handler else { throw SecretServiceError.unknownMethod("The service is stopping.") }
+            let call = BusCall(
+                path: message.path,
+                interface: message.interface,
+                member: message.member,
+                sender: message.sender,
+                arguments: try message.readAll()
+            )
+            let results = try handler.handle(call, on: self)
+            var reply: OpaquePointer?
+            try Self.check(sd_bus_message_new_method_return(message.pointer, &reply), "make a reply")
+            guard let reply else { throw SecretServiceError.failed("sd-bus made no reply.") }
+            defer { sd_bus_message_unref(reply) }
+            try BusMessage(pointer: reply).append(results)
+            try Self.check(sd_bus_send(bus, reply, nil), "send a reply")
+        } catch {
+            replyError(to: message, error)
+        }
+    }
+
+    private func replyError(to message: BusMessage, _ error: SecretServiceError) {
+        var busError = sd_bus_error()
+        _ = error.name.withCString { name in
+            error.message.withCString { sd_bus_error_set(&busError, name, $0) }
+        }
+        defer { sd_bus_error_free(&busError) }
+        let sent = sd_bus_reply_method_error(message.pointer, &busError)
+        if sent < 0 {
+            logger.error("secret service: cannot send an error reply", metadata: ["member": "\(message.member)"])
+        }
+    }
+
+    private static func check(_ status: Int32, _ action: String) throws(SecretServiceError) {
+        guard status >= 0 else {
+            throw .failed("Cannot \(action): \(String(cString: strerror(-status))).")
+        }
+    }
+}

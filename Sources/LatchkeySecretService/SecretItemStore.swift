@@ -1,0 +1,225 @@
+import Crypto
+import Foundation
+import Latchkey
+import LatchkeyCrypto
+
+/// One Secret Service item as it is kept: a Latchkey generic password in the Secret Service's access group.
+struct SecretItem: Sendable, Equatable {
+    /// The item's object-path element: the hex of its persistent reference.
+    var id: String
+    /// The item's `Label`.
+    var label: String
+    /// The item's attribute map (`Attributes`).
+    var attributes: [String: String]
+    /// The item's `Type` (libsecret's schema name), "" when none was given.
+    var type: String
+    /// The content type of its secret ("text/plain" unless the client said otherwise).
+    var contentType: String
+    /// `Created`.
+    var created: Date
+    /// `Modified`.
+    var modified: Date
+}
+
+/// The Secret Service's items in the keychain, through the agent's store seen with the Secret Service's
+/// access group.
+///
+/// The mapping (docs/secret-service.md): a generic password (`genp`) whose label is the item's label,
+/// whose `svce`/`acct` are libsecret's conventional `service`/`username` attributes (empty when absent,
+/// so `latchkey find-generic-password -s S -a U` finds what `secret-tool store ... service S username U`
+/// stored), whose generic attribute (`gena`) holds the whole attribute map, type and content type as
+/// sorted JSON (encrypted like every attribute), and whose sync view hint (`vwht`, a primary-key attribute
+/// otherwise unused on Linux) is the SHA-256 of the attribute map, so that two items differing only in
+/// their other attributes do not collide and one with the same attribute map is the same item.
+struct SecretItemStore {
+    /// The access group of every Secret Service item.
+    static let accessGroup = "org.freedesktop.secrets"
+
+    /// The agent's store scoped to `accessGroup`.
+    let service: any KeychainService
+    /// Called after every committed write (the agent records its ledger state there).
+    let didWrite: @Sendable () -> Void
+
+    /// What `gena` holds.
+    struct Record: Codable {
+        var attributes: [String: String]
+        var type: String
+        var contentType: String
+    }
+
+    /// The items whose attribute maps contain `query`: the index narrows by `service`/`username` when the
+    /// query names them; the candidates' attributes (never their secrets) are decrypted and filtered.
+    func search(_ query: [String: String]) throws(KeychainError) -> [SecretItem] {
+        var attributes: [AttributeName: AttributeValue] = [:]
+        if let service = query["service"] { attributes[.service] = .string(service) }
+        if let username = query["username"] { attributes[.account] = .string(username) }
+        let found = try service.findAll(ItemQuery(.genericPassword, attributes: attributes))
+        return found.compactMap(Self.item(from:)).filter { item in
+            query.allSatisfy { item.attributes[$0.key] == $0.value }
+        }
+    }
+
+    /// The item with object-path element `id`, and its secret when `withSecret`.
+    func item(id: String, withSecret: Bool = false) throws(KeychainError) -> (SecretItem, SecretData?) {
+        guard let reference = Self.reference(from: id) else {
+            throw KeychainError(.itemNotFound, "No such Secret Service item.")
+        }
+        let found = try service.findOne(
+            ItemQuery(.genericPassword, persistentReference: reference),
+            withData: withSecret
+        )
+        guard let item = Self.item(from: found) else {
+            throw KeychainError(.itemNotFound, "Not a Secret Service item.")
+        }
+        return (item, found.data)
+    }
+
+    /// Creates an item, or replaces the secret and label of the item with the same attribute map when
+    /// `replace` (or when one exists: the keychain keeps one item per attribute map).
+    ///
+    /// - Returns: The item and whether it is new.
+    func create(
+        label: String,
+        attributes: [String: String],
+        type: String,
+        secret: SecretData,
+        contentType: String,
+        replace: Bool
+    ) throws(KeychainError) -> (SecretItem, Bool) {
+        let record = Record(attributes: attributes, type: type, contentType: contentType)
+        var fields = try Self.fields(of: record)
+        fields[.label] = .string(label)
+        do throws(KeychainError) {
+            let added = try service.add(.genericPassword, attributes: fields, data: secret)
+            didWrite()
+            guard let item = Self.item(from: added) else { throw KeychainError(.decode, "The new item is unreadable.") }
+            return (item, true)
+        } catch {
+            guard error.code == .duplicateItem else { throw error }
+            let identity = ItemQuery(.genericPassword, attributes: Self.identity(of: fields))
+            try service.update(identity, with: ItemChanges(attributes: fields, data: secret))
+            didWrite()
+            let updated = try service.findOne(identity)
+            guard let item = Self.item(from: updated) else { throw KeychainError(.decode, "The item is unreadable.") }
+            return (item, false)
+        }
+    }
+
+    /// Replaces an item's secret (and its content type).
+    func setSecret(id: String, _ secret: SecretData, contentType: String) throws(KeychainError) {
+        let (item, _) = try self.item(id: id)
+        let record = Record(attributes: item.attributes, type: item.type, contentType: contentType)
+        try update(id: id, ItemChanges(attributes: [.generic: .data(try Self.encode(record))], data: secret))
+    }
+
+    /// Changes an item's label.
+    func setLabel(id: String, _ label: String) throws(KeychainError) {
+        try update(id: id, ItemChanges(attributes: [.label: .string(label)]))
+    }
+
+    /// Changes an item's attribute map (its `svce`/`acct`/`vwht` follow).
+    func setAttributes(id: String, _ attributes: [String: String]) throws(KeychainError) {
+        let (item, _) = try self.item(id: id)
+        let record = Record(attributes: attributes, type: item.type, contentType: item.contentType)
+        try update(id: id, ItemChanges(attributes: try Self.fields(of: record)))
+    }
+
+    /// Deletes an item.
+    func delete(id: String) throws(KeychainError) {
+        guard let reference = Self.reference(from: id) else {
+            throw KeychainError(.itemNotFound, "No such Secret Service item.")
+        }
+        let count = try service.delete(ItemQuery(.genericPassword, persistentReference: reference))
+        guard count > 0 else { throw KeychainError(.itemNotFound, "No such Secret Service item.") }
+        didWrite()
+    }
+
+    private func update(id: String, _ changes: ItemChanges) throws(KeychainError) {
+        guard let reference = Self.reference(from: id) else {
+            throw KeychainError(.itemNotFound, "No such Secret Service item.")
+        }
+        let count = try service.update(ItemQuery(.genericPassword, persistentReference: reference), with: changes)
+        guard count > 0 else { throw KeychainError(.itemNotFound, "No such Secret Service item.") }
+        didWrite()
+    }
+
+    // MARK: Mapping
+
+    /// The keychain attributes of a record: `svce`, `acct`, `vwht` and `gena`.
+    static func fields(of record: Record) throws(KeychainError) -> [AttributeName: AttributeValue] {
+        [
+            .service: .string(record.attributes["service"] ?? ""),
+            .account: .string(record.attributes["username"] ?? ""),
+            .syncViewHint: .string(digest(of: record.attributes)),
+            .generic: .data(try encode(record)),
+        ]
+    }
+
+    /// The primary-key part of `fields` (the access group and the rest come from the store).
+    private static func identity(of fields: [AttributeName: AttributeValue]) -> [AttributeName: AttributeValue] {
+        fields.filter { [.service, .account, .syncViewHint].contains($0.key) }
+    }
+
+    /// `secret-service:` and the hex SHA-256 of the attribute map's sorted JSON.
+    static func digest(of attributes: [String: String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes = (try? encoder.encode(attributes)) ?? Data()
+        return "secret-service:" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func encode(_ record: Record) throws(KeychainError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try encoder.encode(record)
+        } catch {
+            throw KeychainError(.param, "The item's attributes cannot be encoded.")
+        }
+    }
+
+    /// The Secret Service view of a found item, or `nil` when it is not one (no readable `gena` record).
+    static func item(from found: FoundItem) -> SecretItem? {
+        guard let generic = found.attributes[.generic]?.dataValue,
+            let record = try? JSONDecoder().decode(Record.self, from: generic)
+        else { return nil }
+        let label: String
+        switch found.attributes[.label] {
+        case .string(let text): label = text
+        case .data(let bytes): label = String(decoding: bytes, as: UTF8.self)
+        default: label = ""
+        }
+        let created = found.attributes[.creationDate]?.dateValue ?? Date(timeIntervalSince1970: 0)
+        return SecretItem(
+            id: found.persistentReference.map { String(format: "%02x", $0) }.joined(),
+            label: label,
+            attributes: record.attributes,
+            type: record.type,
+            contentType: record.contentType,
+            created: created,
+            modified: found.attributes[.modificationDate]?.dateValue ?? created
+        )
+    }
+
+    /// The persistent reference an object-path element names, or `nil` when it is not even-length hex.
+    static func reference(from id: String) -> Data? {
+        let digits = Array(id.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var bytes = Data(capacity: digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Latchkey
+
+/// `org.freedesktop.Secret.Collection` on the login collection (and its `default` alias).
+extension SecretService {
+    static let collectionInterface = "org.freedesktop.Secret.Collection"
+    static let itemInterface = "org.freedesktop.Secret.Item"
+
+    func handleCollection(_ call: BusCall) throws(SecretServiceError) -> [BusValue] {
+        let arguments = call.arguments
+        switch call.member {
+        case "SearchItems":
+            guard arguments.count == 1, let query = arguments[0].stringDictionaryValue else {
+                throw .invalidArguments("SearchItems takes a{ss}.")
+            }
+            let found = try keychain { () throws(KeychainError) in try items.search(query) }
+            return [.objectPaths(found.map { ObjectPath.itemPath($0.id) })]
+        case "CreateItem":
+            guard arguments.count == 3, let properties = arguments[0].keyedValues,
+                let replace = arguments[2].booleanValue, case .structure(let fields) = arguments[1], fields.count == 4,
+                let sessionPath = fields[0].stringValue
+            else { throw .invalidArguments("CreateItem takes (a{sv}, (oayays), b).") }
+            let session = try session(at: sessionPath, caller: call.sender)
+            let (secret, contentType) = try session.decode(arguments[1])
+            let attributes = properties[Self.itemInterface + ".Attributes"]?.stringDictionaryValue ?? [:]
+            let label = properties[Self.itemInterface + ".Label"]?.stringValue ?? ""
+            let type = properties[Self.itemInterface + ".Type"]?.stringValue ?? attributes["xdg:schema"] ?? ""
+            let (item, created) = try keychain { () throws(KeychainError) in
+                try items.create(
+                    label: label,
+                    attributes: attributes,
+                    type: type,
+                    secret: secret,
+                    contentType: contentType,
+                    replace: replace
+                )
+            }
+            let path = ObjectPath.itemPath(item.id)
+            emit(
+                ObjectPath.collectionPath,
+                Self.collectionInterface,
+                created ? "ItemCreated" : "ItemChanged",
+                [
+                    .objectPath(path)
+                ]
+            )
+            if created { emitItemsChanged() }
+            return [.objectPath(path), .objectPath(ObjectPath.none)]
+        case "Delete":
+            throw .notSupported("The login collection is the keychain itself; delete its items one by one.")
+        default:
+            throw .unknownMethod("No method \(call.member) on a collection.")
+        }
+    }
+
+    /// `PropertiesChanged` for the collection's `Items`.
+    func emitItemsChanged() {
+        guard let all = try? items.search([:]) else { return }
+        emit(
+            ObjectPath.collectionPath,
+            "org.freedesktop.DBus.Properties",
+            "PropertiesChanged",
+            [
+                .string(Self.collectionInterface),
+                .properties(["Items": .objectPaths(all.map { ObjectPath.itemPath($0.id) })]),
+                .array(element: "s", []),
+            ]
+        )
+    }
+
+    /// The collection's properties.
+    func collectionProperties() throws(SecretServiceError) -> [String: BusValue] {
+        let all = isLocked ? [] : try keychain { () throws(KeychainError) in try items.search([:]) }
+        let created = all.map(\.created).min() ?? Date(timeIntervalSince1970: 0)
+        let modified = all.map(\.modified).max() ?? created
+        return [
+            "Items": .objectPaths(all.map { ObjectPath.itemPath($0.id) }),
+            "Label": .string(ObjectPath.collectionLabel),
+            "Locked": .boolean(isLocked),
+            "Created": .uint64(Self.seconds(created)),
+            "Modified": .uint64(Self.seconds(modified)),
+        ]
+    }
+
+    /// Seconds since 1970, as the specification's `t` dates.
+    static func seconds(_ date: Date) -> UInt64 {
+        UInt64(max(0, date.timeIntervalSince1970.rounded(.down)))
+    }
+}

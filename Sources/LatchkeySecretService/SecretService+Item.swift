@@ -1,0 +1,80 @@
+import Foundation
+import Latchkey
+
+/// `org.freedesktop.Secret.Item` on each item of the login collection.
+extension SecretService {
+    func handleItem(_ call: BusCall, id: String) throws(SecretServiceError) -> [BusValue] {
+        let arguments = call.arguments
+        let path = ObjectPath.itemPath(id)
+        switch call.member {
+        case "GetSecret":
+            guard arguments.count == 1, let sessionPath = arguments[0].stringValue else {
+                throw .invalidArguments("GetSecret takes o.")
+            }
+            let session = try session(at: sessionPath, caller: call.sender)
+            let (item, secret) = try keychain { () throws(KeychainError) in try items.item(id: id, withSecret: true) }
+            guard let secret else { throw .isLocked() }
+            return [try session.encode(secret, contentType: item.contentType)]
+        case "SetSecret":
+            guard arguments.count == 1, case .structure(let fields) = arguments[0], fields.count == 4,
+                let sessionPath = fields[0].stringValue
+            else { throw .invalidArguments("SetSecret takes (oayays).") }
+            let session = try session(at: sessionPath, caller: call.sender)
+            let (secret, contentType) = try session.decode(arguments[0])
+            try keychain { () throws(KeychainError) in try items.setSecret(id: id, secret, contentType: contentType) }
+            emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+            return []
+        case "Delete":
+            try keychain { () throws(KeychainError) in try items.delete(id: id) }
+            emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemDeleted", [.objectPath(path)])
+            emitItemsChanged()
+            return [.objectPath(ObjectPath.none)]
+        default:
+            throw .unknownMethod("No method \(call.member) on an item.")
+        }
+    }
+
+    /// The item's properties.
+    func itemProperties(id: String) throws(SecretServiceError) -> [String: BusValue] {
+        let (item, _) = try keychain { () throws(KeychainError) in try items.item(id: id) }
+        return [
+            "Locked": .boolean(isLocked),
+            "Attributes": .stringDictionary(item.attributes),
+            "Label": .string(item.label),
+            "Type": .string(item.type),
+            "Created": .uint64(Self.seconds(item.created)),
+            "Modified": .uint64(Self.seconds(item.modified)),
+        ]
+    }
+
+    /// Sets a writable item property (`Label`, `Attributes`, `Type` is read-only here).
+    func setItemProperty(id: String, name: String, value: BusValue) throws(SecretServiceError) {
+        switch name {
+        case "Label":
+            guard let label = value.stringValue else { throw .invalidArguments("Label is a string.") }
+            try keychain { () throws(KeychainError) in try items.setLabel(id: id, label) }
+        case "Attributes":
+            guard let attributes = value.stringDictionaryValue else { throw .invalidArguments("Attributes is a{ss}.") }
+            try keychain { () throws(KeychainError) in try items.setAttributes(id: id, attributes) }
+        default:
+            throw .notSupported("The item property \(name) cannot be set.")
+        }
+        let path = ObjectPath.itemPath(id)
+        emit(
+            path,
+            "org.freedesktop.DBus.Properties",
+            "PropertiesChanged",
+            [
+                .string(Self.itemInterface), .properties([name: value.unwrappedVariant]), .array(element: "s", []),
+            ]
+        )
+        emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+    }
+}
+
+extension BusValue {
+    /// The value inside a variant (itself when it is not one).
+    var unwrappedVariant: BusValue {
+        if case .variant(let inner) = self { inner.unwrappedVariant } else { self }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// `org.freedesktop.DBus.Properties` (Get, GetAll, Set) for every object of the service.
+extension SecretService {
+    static let serviceInterface = "org.freedesktop.Secret.Service"
+
+    func handleProperties(_ call: BusCall, _ object: ObjectPath) throws(SecretServiceError) -> [BusValue] {
+        let arguments = call.arguments
+        guard let interface = arguments.first?.stringValue else {
+            throw .invalidArguments("\(call.member) takes the interface name first.")
+        }
+        switch call.member {
+        case "GetAll":
+            return [.properties(try properties(of: object, interface: interface))]
+        case "Get":
+            guard arguments.count == 2, let name = arguments[1].stringValue else {
+                throw .invalidArguments("Get takes (s, s).")
+            }
+            guard let value = try properties(of: object, interface: interface)[name] else {
+                throw .invalidArguments("No property \(name) on \(interface).")
+            }
+            return [.variant(value)]
+        case "Set":
+            guard arguments.count == 3, let name = arguments[1].stringValue else {
+                throw .invalidArguments("Set takes (s, s, v).")
+            }
+            switch object {
+            case .item(let id) where interface == Self.itemInterface:
+                try setItemProperty(id: id, name: name, value: arguments[2])
+                return []
+            default:
+                throw .notSupported("The property \(name) cannot be set.")
+            }
+        default:
+            throw .unknownMethod("No method \(call.member) on org.freedesktop.DBus.Properties.")
+        }
+    }
+
+    /// The properties of `object` under `interface` ("" for all of its interfaces).
+    private func properties(of object: ObjectPath, interface: String) throws(SecretServiceError) -> [String: BusValue] {
+        switch object {
+        case .service where interface.isEmpty || interface == Self.serviceInterface:
+            return ["Collections": .objectPaths([ObjectPath.collectionPath])]
+        case .collection where interface.isEmpty || interface == Self.collectionInterface:
+            return try collectionProperties()
+        case .item(let id) where interface.isEmpty || interface == Self.itemInterface:
+            return try itemProperties(id: id)
+        case .unknown:
+            throw .noSuchObject()
+        default:
+            return [:]
+        }
+    }
+}

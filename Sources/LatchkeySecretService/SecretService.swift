@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+import Latchkey
+import Logging
+
+/// The freedesktop Secret Service (`org.freedesktop.secrets`) served from the agent's keychain on the
+/// D-Bus session bus, so that libsecret, `secret-tool`, python's `secretstorage`/`keyring` and
+/// `git-credential-libsecret` store their secrets in Latchkey.
+///
+/// One bus connection (systemd's sd-bus) owns the name; one fallback handler under
+/// `/org/freedesktop/secrets` answers every call on the bus thread: the service, the login collection
+/// (also the `default` alias), its items, sessions, introspection and properties. Items are Latchkey
+/// generic passwords in the `org.freedesktop.secrets` access group (`SecretItemStore`). See
+/// docs/secret-service.md for what is implemented and what is not yet.
+///
+/// ```swift
+/// let service = try SecretService.start(backend: backend, address: environment["DBUS_SESSION_BUS_ADDRESS"]!)
+/// ```
+public final class SecretService: @unchecked Sendable {
+    // SAFETY: after `start` returns, `sessions`, `nextSession` and the bus are used only on the bus thread
+    // (every call is answered there); `backend` and `logger` are immutable and Sendable.
+
+    /// The well-known name the service owns.
+    public static let busName = "org.freedesktop.secrets"
+    /// The most sessions kept open at once; opening one more closes the oldest.
+    static let maximumSessions = 1024
+
+    let backend: SecretServiceBackend
+    let items: SecretItemStore
+    let logger: Logger
+    private let bus: Bus
+    var sessions: [String: SecretSession] = [:]
+    var sessionOrder: [String] = []
+    private var nextSession = 1
+
+    private init(backend: SecretServiceBackend, bus: Bus, logger: Logger) {
+        self.backend = backend
+        self.items = SecretItemStore(service: backend.keychain, didWrite: backend.didWrite)
+        self.bus = bus
+        self.logger = logger
+    }
+
+    /// Connects to the session bus at `address`, claims `org.freedesktop.secrets` and starts answering
+    /// on the bus thread.
+    ///
+    /// - Parameters:
+    ///   - backend: The agent's keychain and lock state.
+    ///   - address: The bus address (`$DBUS_SESSION_BUS_ADDRESS`).
+    ///   - logger: Where diagnostics go (never secrets or attribute values).
+    /// - Returns: The running service; keep it for the agent's lifetime.
+    /// - Throws: `SecretServiceError.failed` when the bus cannot be reached or another process owns the name.
+    public static func start(
+        backend: SecretServiceBackend,
+        address: String,
+        logger: Logger = Logger(label: "latchkey.secret-service")
+    ) throws(SecretServiceError) -> SecretService {
+        let bus = try Bus(address: address, logger: logger)
+        let service = SecretService(backend: backend, bus: bus, logger: logger)
+        try bus.serve(prefix: ObjectPath.servicePath, handler: service)
+        try bus.requestName(busName)
+        bus.run()
+        logger.info("secret service started", metadata: ["name": "\(busName)"])
+        return service
+    }
+
+    /// The address of the session bus in `environment`.
+    ///
+    /// - Throws: `SecretServiceError.failed` when `DBUS_SESSION_BUS_ADDRESS` is unset or empty.
+    public static func sessionBusAddress(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SecretServiceError) -> String {
+        guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
+            throw .failed(
+                "DBUS_SESSION_BUS_ADDRESS is not set: there is no session bus to serve the Secret Service on."
+            )
+        }
+        return address
+    }
+
+    /// Whether items are locked now (the agent's keychain is not unlocked).
+    var isLocked: Bool { backend.lockState() != .unlocked }
+
+    /// Emits a signal from the bus thread.
+    func emit(_ path: String, _ interface: String, _ member: String, _ arguments: [BusValue]) {
+        bus.emitSignal(path: path, interface: interface, member: member, arguments: arguments)
+    }
+
+    /// Opens a session for `owner` and returns its path.
+    func openSession(owner: String, key: SymmetricKey?) -> String {
+        let name = "s\(nextSession)"
+        nextSession += 1
+        let path = ObjectPath.sessionPath(name)
+        sessions[name] = SecretSession(path: path, owner: owner, key: key)
+        sessionOrder.append(name)
+        if sessionOrder.count > Self.maximumSessions {
+            sessions[sessionOrder.removeFirst()] = nil
+        }
+        return path
+    }
+
+    /// The session at `path`, when `caller` opened it.
+    func session(at path: String, caller: String) throws(SecretServiceError) -> SecretSession {
+        guard case .session(let name) = ObjectPath(path), let session = sessions[name], session.owner == caller else {
+            throw .noSession("No such session: open one with OpenSession first.")
+        }
+        return session
+    }
+}
+
+extension SecretService: BusHandler {
+    func handle(_ call: BusCall, on bus: Bus) throws(SecretServiceError) -> [BusValue] {
+        backend.willHandleRequest()
+        let object = ObjectPath(call.path)
+        switch call.interface {
+        case "org.freedesktop.DBus.Introspectable":
+            guard call.member == "Introspect" else { break }
+            return [.string(try introspect(object))]
+        case "org.freedesktop.DBus.Peer":
+            if call.member == "Ping" { return [] }
+        case "org.freedesktop.DBus.Properties":
+            return try handleProperties(call, object)
+        default:
+            break
+        }
+        switch object {
+        case .service: return try handleService(call)
+        case .collection: return try handleCollection(call)
+        case .item(let id): return try handleItem(call, id: id)
+        case .session(let name):
+            guard call.member == "Close", call.interface.isEmpty || call.interface == "org.freedesktop.Secret.Session"
+            else { break }
+            guard let session = sessions[name], session.owner == call.sender else { throw .noSession() }
+            sessions[name] = nil
+            sessionOrder.removeAll { $0 == name }
+            return []
+        case .unknown:
+            throw .noSuchObject("No such object: \(call.path).")
+        }
+        throw .unknownMethod("No method \(call.member) on \(call.path).")
+    }
+
+    private func introspect(_ object: ObjectPath) throws(SecretServiceError) -> String {
+        switch object {
+        case .service:
+            return Introspection.xml(for: object, children: ["collection", "aliases"])
+        case .collection:
+            let children = isLocked ? [] : ((try? items.search([:])) ?? []).map(\.id)
+            return Introspection.xml(for: object, children: children)
+        case .unknown:
+            throw .noSuchObject()
+        default:
+            return Introspection.xml(for: object, children: [])
+        }
+    }
+}
