@@ -116,7 +116,11 @@ struct AccessList: ParsableCommand {
             for path in executables {
                 var groups = [AccessPolicy.defaultGroup(forExecutable: path)]
                 for grant in policy.grants[path] ?? [] where !groups.contains(grant.group) {
-                    groups.append(grant.group + (grant.sha256.map { " [sha256 \($0)]" } ?? ""))
+                    if let digest = grant.sha256 {
+                        groups.append("\(grant.group) [sha256 \(digest)]")
+                    } else {
+                        groups.append(grant.group)
+                    }
                 }
                 out += "\(path): \(groups.joined(separator: ", "))\n"
             }
