@@ -99,16 +99,16 @@ struct AccessList: ParsableCommand {
             let policy = try AccessPolicy.load(from: AccessPolicy.defaultPath())
             let executables = policy.grants.keys.sorted()
             if output.json {
-                let object = Dictionary(
-                    uniqueKeysWithValues: executables.map { path in
-                        let grants = (policy.grants[path] ?? []).map { grant in
-                            var fields: [String: JSONValue] = ["group": .string(grant.group)]
-                            if let digest = grant.sha256 { fields["sha256"] = .string(digest) }
-                            return JSONValue.object(fields)
-                        }
-                        return (path, JSONValue.array(grants))
+                var object: [String: JSONValue] = [:]
+                for path in executables {
+                    var grants: [JSONValue] = []
+                    for grant in policy.grants[path] ?? [] {
+                        var fields: [String: JSONValue] = ["group": .string(grant.group)]
+                        if let digest = grant.sha256 { fields["sha256"] = .string(digest) }
+                        grants.append(.object(fields))
                     }
-                )
+                    object[path] = .array(grants)
+                }
                 try JSONValue.object(object).print()
                 return
             }
