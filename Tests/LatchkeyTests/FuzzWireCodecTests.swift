@@ -3,15 +3,20 @@ import Latchkey
 import LatchkeyTesting
 import Testing
 
-/// Mutation fuzzing of the agent's wire codec (issue 14): every mutated frame decodes or is refused with
-/// the documented error, never traps, and whatever decodes survives its own round trip.
+/// Mutation fuzzing of the agent's wire codec (issue 14; the binary protocol version 2 since issue 15): every
+/// mutated or random frame decodes or is refused with the documented error, never traps, and whatever
+/// decodes survives its own round trip.
 struct FuzzWireCodecTests {
     /// Mutated frames tried per decoder.
     static let iterations = 3000
 
+    /// Seeds larger than this (the 1 MiB secrets) are left out: mutating them would only be slow.
+    static let largestSeed = 8192
+
     /// The seeds: every operation of the round-trip tests, encoded.
     static func operationSeeds() throws -> [[UInt8]] {
         try OperationWireTests.operations.map { try [UInt8](KeychainWireCodec.encode($0)) }
+            .filter { $0.count <= largestSeed }
     }
 
     /// The seeds: outcomes of every kind and a carried error, encoded.
@@ -27,7 +32,9 @@ struct FuzzWireCodecTests {
             .success(.accessGroups(["g"])), .success(.changeCounter(9)), .success(.restored(.replaced)),
             .success(.batch([.count(0), .items([])])), .failure(KeychainError(.duplicateItem, "already there")),
         ]
-        return try results.map { try [UInt8](KeychainWireCodec.encode($0)) }
+        return try (results + OperationWireTests.outcomes.map { .success($0) })
+            .map { try [UInt8](KeychainWireCodec.encode($0)) }
+            .filter { $0.count <= largestSeed }
     }
 
     @Test func mutatedOperationFramesDecodeOrAreRefused() throws {
@@ -73,6 +80,30 @@ struct FuzzWireCodecTests {
             }
         }
         #expect(refused > 0, "no mutation was refused: the mutator does nothing")
+    }
+
+    /// Random bytes after a version byte (SeededRandom, so a failure replays): decoded or refused with
+    /// `decode`; an outcome frame whose reply tag is 2 (an error) may carry any code.
+    @Test func randomFramesDecodeOrAreRefused() throws {
+        let random = SeededRandom(seed: 0x5EED_0003)
+        for iteration in 0..<Self.iterations {
+            let length = Int(random.bytes(1)[0]) % 48
+            let frame = Data([UInt8(KeychainWireCodec.version)]) + random.bytes(length)
+            do {
+                let operation = try KeychainWireCodec.decodeOperation(frame)
+                #expect(try KeychainWireCodec.decodeOperation(KeychainWireCodec.encode(operation)) == operation)
+            } catch {
+                #expect(error.code == .decode, "iteration \(iteration): refused with \(error.code.rawValue)")
+            }
+            do {
+                let outcome = try KeychainWireCodec.decodeOutcome(frame)
+                #expect(try KeychainWireCodec.decodeOutcome(KeychainWireCodec.encode(.success(outcome))) == outcome)
+            } catch {
+                if frame.count < 2 || frame[1] != 2 {
+                    #expect(error.code == .decode, "iteration \(iteration): refused with \(error.code.rawValue)")
+                }
+            }
+        }
     }
 
     /// The mutator itself is deterministic: the same seed gives the same inputs, so a failure replays.

@@ -2,9 +2,28 @@ import Foundation
 import Latchkey
 import Testing
 
-/// The operation API's wire form: every operation and outcome survives a round trip, and frames of
-/// another version or malformed frames are refused with clear errors.
+/// The operation API's wire form (protocol version 2, binary): every operation and outcome case survives a
+/// round trip with non-trivial values (every attribute kind, empty and large data, unicode, nested batches),
+/// errors travel with their code and message, and a store executes decoded operations.
 struct OperationWireTests {
+    /// One attribute of every kind, with edge values.
+    static let everyKind: [AttributeName: AttributeValue] = [
+        .service: .string("Grüße 🔑 日本語 e\u{301}"),
+        .label: .string(""),
+        .generic: .data(Data([0, 255, 0x7F, 0x80])),
+        .comment: .data(Data()),
+        .port: .number(443),
+        .type: .number(Int64.min),
+        .creator: .number(Int64.max),
+        .scriptCode: .number(-1),
+        .keySizeInBits: .double(3.25),
+        .effectiveKeySize: .double(-.infinity),
+        .startDate: .double(.leastNonzeroMagnitude),
+        .creationDate: .date(Date(timeIntervalSinceReferenceDate: 1234.5678)),
+        .modificationDate: .date(.distantPast),
+        "x-unicode-名前": .string("value"),
+    ]
+
     static let query = ItemQuery(
         .internetPassword,
         attributes: [.server: .string("example.com"), .port: .number(443), .generic: .data(Data([0, 255]))],
@@ -12,75 +31,190 @@ struct OperationWireTests {
         hostOrSubdomain: "example.com"
     )
 
+    /// A query with every optional field present.
+    static let fullQuery = ItemQuery(
+        nil,
+        attributes: everyKind,
+        synchronizable: .yes,
+        persistentReference: Data(repeating: 7, count: 20),
+        includeTombstones: true,
+        hostOrSubdomain: "bücher.example",
+        identity: IdentityReference(
+            certificate: Data(repeating: 0x30, count: 700),
+            keyLabel: Data(repeating: 9, count: 20)
+        )
+    )
+
+    static let largeSecret = SecretData(Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+
     static let operations: [KeychainOperation] = [
         .add(NewItem(.genericPassword, attributes: [.service: .string("s")], data: SecretData(string: "pw"))),
+        .add(NewItem(.genericPassword, attributes: everyKind, data: SecretData(Data()))),
+        .add(NewItem(.key, attributes: [.applicationTag: .data(Data(repeating: 1, count: 300))], data: largeSecret)),
         .addAll([NewItem(.key, attributes: [:], data: nil)], tolerateExisting: true),
+        .addAll([], tolerateExisting: false),
+        .addAll(
+            [
+                NewItem(.certificate, attributes: everyKind),
+                NewItem(.key, attributes: [:], data: SecretData(string: "k")),
+            ],
+            tolerateExisting: false
+        ),
         .upsert(NewItem(.genericPassword, attributes: [.modificationDate: .date(Date(timeIntervalSince1970: 5))])),
+        .updateFirstOrAdd(
+            match: fullQuery,
+            changes: ItemChanges(attributes: everyKind, data: SecretData(string: "nouveau ✓")),
+            otherwise: NewItem(.identity, attributes: [.account: .string("a")], data: SecretData(string: "o"))
+        ),
+        .updateFirstOrAdd(
+            match: ItemQuery(.genericPassword),
+            changes: ItemChanges(),
+            otherwise: NewItem(.key, attributes: [:])
+        ),
         .find(FindRequest(query, limit: .count(3), withData: true, authentication: .ask, corruptRows: .skip)),
+        .find(
+            FindRequest(
+                fullQuery,
+                limit: .all,
+                withData: false,
+                authentication: .skip,
+                corruptRows: .report,
+                authenticationReuse: 300
+            )
+        ),
+        .find(FindRequest(ItemQuery(.certificate), limit: .one, withData: true, authentication: .confirmed)),
+        .find(FindRequest(ItemQuery(.key), limit: .count(-5), authentication: .fail)),
         .exists(query),
+        .exists(fullQuery),
         .restore(NewItem(.certificate, attributes: [.label: .string("c")], data: nil), replacingExisting: true),
+        .restore(
+            NewItem(.internetPassword, attributes: everyKind, data: SecretData(string: "r")),
+            replacingExisting: false
+        ),
         .update(
             UpdateRequest(
                 query,
                 changes: ItemChanges(attributes: [.label: .string("l")], data: SecretData(string: "n"))
             )
         ),
+        .update(
+            UpdateRequest(
+                fullQuery,
+                changes: ItemChanges(attributes: everyKind),
+                authentication: .confirmed,
+                authenticationReuse: 0.25
+            )
+        ),
         .delete(DeleteRequest(query, limit: .one)),
+        .delete(DeleteRequest(fullQuery, limit: .count(Int.max))),
         .batch([.lock, .delete(DeleteRequest(query))]),
+        .batch([]),
+        .batch([
+            .batch([.add(NewItem(.genericPassword, attributes: everyKind)), .batch([.changeCounter])]), .lockState,
+        ]),
         .lockState, .unlock(.passphrase(SecretData(string: "p"))),
+        .unlock(.passphrase(SecretData(string: "correct horse 🐎 battery"))),
         .unlock(.keyFile(SecretData(Data(repeating: 1, count: 32)))),
         .lock, .accessGroups, .changeCounter,
     ]
 
+    static let foundItem = FoundItem(
+        itemClass: .genericPassword,
+        attributes: [.account: .string("a")],
+        data: SecretData(string: "s"),
+        persistentReference: Data(repeating: 2, count: 20)
+    )
+
+    static let outcomes: [KeychainOutcome] = [
+        .items([foundItem]),
+        .items([]),
+        .items([
+            foundItem,
+            FoundItem(itemClass: .key, attributes: everyKind, data: largeSecret, persistentReference: Data()),
+            FoundItem(
+                itemClass: .identity,
+                attributes: [:],
+                data: nil,
+                persistentReference: Data(repeating: 3, count: 20)
+            ),
+            FoundItem(
+                itemClass: .internetPassword,
+                attributes: everyKind,
+                data: SecretData(Data()),
+                persistentReference: Data([1])
+            ),
+            FoundItem(itemClass: .certificate, attributes: [:], data: nil, persistentReference: Data([4])),
+        ]),
+        .count(2), .count(0), .count(-1), .count(Int.max),
+        .exists(true), .exists(false),
+        .lockState(.locked), .lockState(.unlocked), .lockState(.neverUnlocked),
+        .accessGroups(["g"]), .accessGroups([]), .accessGroups(["", "com.example.群", "TEAM.app"]),
+        .changeCounter(9), .changeCounter(Int64.min), .changeCounter(Int64.max),
+        .restored(.replaced), .restored(.added), .restored(.duplicate),
+        .batch([.count(0)]),
+        .batch([]),
+        .batch([.batch([.items([foundItem]), .batch([.exists(false)])]), .restored(.added)]),
+    ]
+
     @Test(arguments: operations) func operationsRoundTrip(_ operation: KeychainOperation) throws {
         let frame = try KeychainWireCodec.encode(operation)
+        #expect(frame.first == UInt8(KeychainWireCodec.version))
         #expect(try KeychainWireCodec.decodeOperation(frame) == operation)
     }
 
-    @Test func outcomesAndErrorsRoundTrip() throws {
-        let item = FoundItem(
-            itemClass: .genericPassword,
-            attributes: [.account: .string("a")],
-            data: SecretData(string: "s"),
-            persistentReference: Data(repeating: 2, count: 20)
-        )
-        let outcomes: [KeychainOutcome] = [
-            .items([item]), .count(2), .exists(true), .lockState(.locked), .accessGroups(["g"]), .changeCounter(9),
-            .restored(.replaced),
-            .batch([.count(0)]),
-        ]
-        for outcome in outcomes {
-            #expect(try KeychainWireCodec.decodeOutcome(KeychainWireCodec.encode(.success(outcome))) == outcome)
+    @Test(arguments: outcomes) func outcomesRoundTrip(_ outcome: KeychainOutcome) throws {
+        #expect(try KeychainWireCodec.decodeOutcome(KeychainWireCodec.encode(.success(outcome))) == outcome)
+    }
+
+    /// `==` on `SecretData` and on dictionaries is what the round trips rely on; check the secret bytes and
+    /// the attribute kinds themselves once as well.
+    @Test func secretsAndAttributeKindsArriveExactly() throws {
+        let operation = KeychainOperation.add(NewItem(.key, attributes: Self.everyKind, data: Self.largeSecret))
+        guard case .add(let item) = try KeychainWireCodec.decodeOperation(KeychainWireCodec.encode(operation)) else {
+            Issue.record("an add did not decode as an add")
+            return
         }
-        let failure = try KeychainWireCodec.encode(.failure(KeychainError(.duplicateItem, "already there")))
-        #expect(throws: KeychainError.self) { try KeychainWireCodec.decodeOutcome(failure) }
-        do {
-            _ = try KeychainWireCodec.decodeOutcome(failure)
-        } catch {
-            #expect(error.code == .duplicateItem)
-            #expect(error.message == "already there")
+        #expect(item.data?.data == Self.largeSecret.data)
+        for (name, value) in Self.everyKind {
+            #expect(item.attributes[name] == value, "attribute \(name)")
+            #expect(
+                item.attributes[name].map { String(describing: $0) } == String(describing: value),
+                "kind of \(name)"
+            )
         }
     }
 
-    @Test func anotherVersionOrGarbageIsRefused() throws {
-        var frame =
-            try JSONSerialization.jsonObject(with: KeychainWireCodec.encode(.lockState)) as? [String: Any] ?? [:]
-        frame["version"] = KeychainWireCodec.version + 1
-        let future = try JSONSerialization.data(withJSONObject: frame)
+    @Test(arguments: [
+        KeychainError(.duplicateItem, "already there"),
+        KeychainError(.itemNotFound, ""),
+        KeychainError(.init(rawValue: 12345), "an unknown code survives ✓"),
+        KeychainError(.init(rawValue: Int32.min), "the smallest code"),
+        KeychainError(.decode, String(repeating: "long message ", count: 500)),
+    ])
+    func errorsTravelWithTheirCodeAndMessage(_ sent: KeychainError) throws {
+        let frame = try KeychainWireCodec.encode(.failure(sent))
         do {
-            _ = try KeychainWireCodec.decodeOperation(future)
-            Issue.record("a frame of another version was accepted")
+            let outcome = try KeychainWireCodec.decodeOutcome(frame)
+            Issue.record("a carried error decoded as \(outcome)")
         } catch {
-            #expect(error.code == .unimplemented)
+            #expect(error.code == sent.code)
+            #expect(error.message == sent.message)
         }
-        for garbage in [Data(), Data("{}".utf8), Data("{\"version\":1,\"body\":{\"nope\":{}}}".utf8), Data([0xFF, 0])] {
-            do {
-                _ = try KeychainWireCodec.decodeOperation(garbage)
-                Issue.record("garbage was accepted")
-            } catch {
-                #expect(error.code == .decode)
-            }
-        }
+    }
+
+    /// A find and its one-item answer, the agent's common case, are small frames.
+    @Test func aFindAndItsAnswerAreCompact() throws {
+        let find = try KeychainWireCodec.encode(
+            .find(
+                FindRequest(
+                    ItemQuery(.genericPassword, attributes: [.service: .string("svc"), .account: .string("acct")]),
+                    withData: true
+                )
+            )
+        )
+        #expect(find.count < 40, "a find by service and account takes \(find.count) bytes")
+        let answer = try KeychainWireCodec.encode(.success(.items([Self.foundItem])))
+        #expect(answer.count < 60, "a one-item answer takes \(answer.count) bytes")
     }
 
     @Test func aStoreExecutesDecodedOperations() throws {
@@ -98,6 +232,8 @@ struct OperationWireTests {
             )
         )
         let reply = try KeychainWireCodec.encode(.success(try store.perform(find)))
-        #expect(try KeychainWireCodec.decodeOutcome(reply).items().first?.data == SecretData(string: "x"))
+        let items = try KeychainWireCodec.decodeOutcome(reply).items()
+        #expect(items.first?.data == SecretData(string: "x"))
+        #expect(items.first?.attributes[.service] == .string("w"))
     }
 }

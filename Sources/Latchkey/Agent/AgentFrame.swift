@@ -45,35 +45,40 @@ package enum AgentFrame {
         }
     }
 
-    /// Writes one frame: the length prefix and `payload`.
+    /// Writes one frame, the length prefix and `payload`, with one `sendmsg` (two iovecs: no copy of the
+    /// payload, one system call and one wake-up of the peer in the usual case).
     package static func write(_ payload: Data, to descriptor: Int32) throws(Failure) {
         guard payload.count <= maximumLength else { throw .tooLarge(payload.count) }
-        let length = UInt32(payload.count)
-        var frame = [UInt8](repeating: 0, count: 4 + payload.count)
-        frame[0] = UInt8(truncatingIfNeeded: length >> 24)
-        frame[1] = UInt8(truncatingIfNeeded: length >> 16)
-        frame[2] = UInt8(truncatingIfNeeded: length >> 8)
-        frame[3] = UInt8(truncatingIfNeeded: length)
-        _ = frame.withUnsafeMutableBytes { buffer in
-            payload.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: buffer[4...]))
+        var header = UInt32(payload.count).bigEndian
+        let result = withUnsafeBytes(of: &header) { header in
+            payload.withUnsafeBytes { body in sendFrame(header: header, body: body, to: descriptor) }
         }
-        defer { wipe(&frame) }
-        try sendAll(frame, to: descriptor)
+        try result.get()
     }
 
-    /// Reads one frame's payload.
+    /// Reads one frame's payload, received straight into the returned `Data`'s buffer, which is zeroed
+    /// when the `Data` is released (a payload may hold a secret).
     ///
     /// - Throws: `.closed` when the peer ended the connection between frames, `.truncated` inside one,
     ///   `.tooLarge` for a length over the limit (nothing more is read), `.system` for an I/O error.
     package static func read(from descriptor: Int32) throws(Failure) -> Data {
-        var header = [UInt8](repeating: 0, count: 4)
-        try receiveExactly(&header, from: descriptor, atFrameStart: true)
-        let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        var header: UInt32 = 0
+        let headerResult = withUnsafeMutableBytes(of: &header) { raw in
+            receiveExactly(raw, from: descriptor, atFrameStart: true)
+        }
+        try headerResult.get()
+        let length = Int(UInt32(bigEndian: header))
         guard length <= maximumLength else { throw .tooLarge(length) }
-        var payload = [UInt8](repeating: 0, count: length)
-        defer { wipe(&payload) }
-        try receiveExactly(&payload, from: descriptor, atFrameStart: false)
-        return Data(payload)
+        guard length > 0 else { return Data() }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 16)
+        do throws(Failure) {
+            try receiveExactly(buffer, from: descriptor, atFrameStart: false).get()
+        } catch {
+            release(buffer)
+            throw error
+        }
+        guard let base = buffer.baseAddress else { return Data() }
+        return Data(bytesNoCopy: base, count: length, deallocator: .custom { _, _ in release(buffer) })
     }
 
     /// Sends every byte of `bytes`, retrying after interruptions and short writes.
@@ -91,22 +96,72 @@ package enum AgentFrame {
         }
     }
 
+    private static func sendFrame(
+        header: UnsafeRawBufferPointer,
+        body: UnsafeRawBufferPointer,
+        to descriptor: Int32
+    ) -> Result<Void, Failure> {
+        let total = header.count + body.count
+        var sent = 0
+        while sent < total {
+            let result: Int
+            if sent < header.count, body.count > 0, let bodyBase = body.baseAddress, let headerBase = header.baseAddress
+            {
+                var vectors = (
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: headerBase + sent), iov_len: header.count - sent),
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: bodyBase), iov_len: body.count)
+                )
+                result = withUnsafeMutableBytes(of: &vectors) { raw in
+                    var message = msghdr()
+                    message.msg_iov = raw.baseAddress?.assumingMemoryBound(to: iovec.self)
+                    message.msg_iovlen = 2
+                    return sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+                }
+            } else if sent < header.count {
+                result = send(
+                    descriptor,
+                    header.baseAddress.map { $0 + sent },
+                    header.count - sent,
+                    Int32(MSG_NOSIGNAL)
+                )
+            } else {
+                let offset = sent - header.count
+                result = send(
+                    descriptor,
+                    body.baseAddress.map { $0 + offset },
+                    body.count - offset,
+                    Int32(MSG_NOSIGNAL)
+                )
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                return .failure(.system(errno))
+            }
+            sent += result
+        }
+        return .success(())
+    }
+
     private static func receiveExactly(
-        _ buffer: inout [UInt8],
+        _ buffer: UnsafeMutableRawBufferPointer,
         from descriptor: Int32,
         atFrameStart: Bool
-    ) throws(Failure) {
+    ) -> Result<Void, Failure> {
         var offset = 0
         while offset < buffer.count {
-            let received = buffer.withUnsafeMutableBytes { raw in
-                recv(descriptor, raw.baseAddress.map { $0 + offset }, raw.count - offset, 0)
-            }
+            let received = recv(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset, 0)
             if received < 0 {
                 if errno == EINTR { continue }
-                throw .system(errno)
+                return .failure(.system(errno))
             }
-            if received == 0 { throw atFrameStart && offset == 0 ? .closed : .truncated }
+            if received == 0 { return .failure(atFrameStart && offset == 0 ? .closed : .truncated) }
             offset += received
         }
+        return .success(())
+    }
+
+    private static func release(_ buffer: UnsafeMutableRawBufferPointer) {
+        if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+        buffer.deallocate()
     }
 }

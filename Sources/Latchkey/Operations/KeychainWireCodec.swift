@@ -2,9 +2,16 @@ import Foundation
 
 /// The versioned wire form of operations and outcomes, shared by the agent and its clients.
 ///
-/// A frame is a JSON envelope `{"version": 1, "body": …}`; an outcome's envelope carries either the
-/// outcome or an error (`code`, `message`). A frame of another major version is refused with a clear
-/// error, never guessed at.
+/// Version 2 is a compact binary encoding (version 1 was JSON). A frame is one version byte, then:
+///
+/// - an operation frame: the operation (a tag byte, then its values; `KeychainOperation+Wire.swift`);
+/// - a result frame: `1` and the outcome (`KeychainOutcome+Wire.swift`), or `2`, the error's status code
+///   (zigzag varint) and its message (length-prefixed UTF-8).
+///
+/// Lengths and counts are LEB128 varints, signed integers zigzag varints, doubles and dates 8 little-endian
+/// bytes, optional values a presence byte, enums one tag byte per case (`WireWriter`, `WireReader`). A frame
+/// of another version is refused with `unimplemented`, never guessed at; a malformed one (truncated, an
+/// unknown tag, a length longer than what remains, bytes left over) with `decode`.
 ///
 /// ```swift
 /// let frame = try KeychainWireCodec.encode(.find(FindRequest(query)))
@@ -12,82 +19,88 @@ import Foundation
 /// ```
 public enum KeychainWireCodec {
     /// The protocol version this build speaks.
-    public static let version = 1
+    public static let version = 2
 
-    private struct Envelope<Body: Codable>: Codable {
-        var version: Int
-        var body: Body
-    }
+    private static let versionByte = UInt8(version)
 
-    /// A failure as it travels: Apple's status code and the message.
-    private struct WireError: Codable {
-        var code: Int32
-        var message: String
-    }
-
-    private enum Reply: Codable {
-        case outcome(KeychainOutcome)
-        case failure(WireError)
+    private enum ReplyTag: UInt8 {
+        case outcome = 1
+        case failure = 2
     }
 
     /// Encodes an operation as a frame.
     ///
-    /// - Throws: `KeychainError.Code.param` when a value cannot be encoded.
+    /// - Throws: `KeychainError.Code.param` when batches nest deeper than the protocol allows (32 levels).
     public static func encode(_ operation: KeychainOperation) throws(KeychainError) -> Data {
-        try encodeEnvelope(Envelope(version: version, body: operation))
+        var writer = WireWriter()
+        writer.byte(versionByte)
+        try operation.encodeWire(to: &writer, depth: 0)
+        return writer.finish()
     }
 
     /// Decodes a frame made by `encode(_:)`.
     ///
     /// - Throws: `KeychainError.Code.decode` for a malformed frame, `.unimplemented` for another version.
     public static func decodeOperation(_ frame: Data) throws(KeychainError) -> KeychainOperation {
-        try decodeEnvelope(frame, as: KeychainOperation.self)
+        try WireReader.read(frame) { (reader: inout WireReader) throws(KeychainError) in
+            try checkVersion(&reader)
+            return try KeychainOperation.decodeWire(from: &reader, depth: 0)
+        }
     }
 
     /// Encodes the result of executing an operation (an outcome or the error it threw).
+    ///
+    /// - Throws: `KeychainError.Code.param` when batches nest deeper than the protocol allows (32 levels).
     public static func encode(_ result: Result<KeychainOutcome, KeychainError>) throws(KeychainError) -> Data {
-        let reply: Reply
         switch result {
-        case .success(let outcome): reply = .outcome(outcome)
-        case .failure(let error): reply = .failure(WireError(code: error.code.rawValue, message: error.message))
+        case .success(let outcome):
+            var writer = WireWriter(capacity: outcome.estimatedWireSize)
+            writer.byte(versionByte)
+            writer.byte(ReplyTag.outcome.rawValue)
+            try outcome.encodeWire(to: &writer, depth: 0)
+            return writer.finish()
+        case .failure(let error):
+            var writer = WireWriter(capacity: 32 + error.message.utf8.count)
+            writer.byte(versionByte)
+            writer.byte(ReplyTag.failure.rawValue)
+            writer.signed(Int64(error.code.rawValue))
+            writer.string(error.message)
+            return writer.finish()
         }
-        return try encodeEnvelope(Envelope(version: version, body: reply))
     }
 
     /// Decodes a result frame: returns the outcome or throws the error it carries.
     ///
     /// - Throws: The carried `KeychainError`, or `.decode` / `.unimplemented` for a bad frame.
     public static func decodeOutcome(_ frame: Data) throws(KeychainError) -> KeychainOutcome {
-        switch try decodeEnvelope(frame, as: Reply.self) {
-        case .outcome(let outcome): return outcome
-        case .failure(let error): throw KeychainError(KeychainError.Code(rawValue: error.code), error.message)
+        let reply = try WireReader.read(frame) {
+            (reader: inout WireReader) throws(KeychainError) -> Result<KeychainOutcome, KeychainError> in
+            try checkVersion(&reader)
+            let raw = try reader.byte("a reply")
+            guard let tag = ReplyTag(rawValue: raw) else { throw WireReader.unknownTag(raw, of: "reply") }
+            switch tag {
+            case .outcome:
+                return .success(try KeychainOutcome.decodeWire(from: &reader, depth: 0))
+            case .failure:
+                let code = try reader.signed("an error's status code")
+                guard let status = Int32(exactly: code) else {
+                    throw WireReader.malformed("an error's status code does not fit 32 bits")
+                }
+                return .failure(KeychainError(KeychainError.Code(rawValue: status), try reader.string("a message")))
+            }
         }
+        return try reply.get()
     }
 
-    private static func encodeEnvelope<Body: Codable>(_ envelope: Envelope<Body>) throws(KeychainError) -> Data {
-        do {
-            return try JSONEncoder().encode(envelope)
-        } catch {
-            throw KeychainError(.param, "The request cannot be encoded: \(type(of: error)).")
-        }
-    }
-
-    private struct VersionProbe: Decodable { var version: Int }
-
-    private static func decodeEnvelope<Body: Codable>(_ frame: Data, as: Body.Type) throws(KeychainError) -> Body {
-        guard let probe = try? JSONDecoder().decode(VersionProbe.self, from: frame) else {
-            throw KeychainError(.decode, "The keychain frame is not a versioned envelope.")
-        }
-        guard probe.version == version else {
+    private static func checkVersion(_ reader: inout WireReader) throws(KeychainError) {
+        let frameVersion = try reader.byte("the protocol version")
+        guard frameVersion == versionByte else {
+            // A version 1 frame is a JSON object; name its version rather than the byte "{".
+            let named = frameVersion == UInt8(ascii: "{") ? "1 (JSON)" : "\(frameVersion)"
             throw KeychainError(
                 .unimplemented,
-                "The keychain frame has protocol version \(probe.version); this build speaks version \(version)."
+                "The keychain frame has protocol version \(named); this build speaks version \(version)."
             )
-        }
-        do {
-            return try JSONDecoder().decode(Envelope<Body>.self, from: frame).body
-        } catch {
-            throw KeychainError(.decode, "The keychain frame is malformed.")
         }
     }
 }
