@@ -20,6 +20,7 @@ final class PinentryProcess {
     private let deadline: ContinuousClock.Instant
     private var buffer: [UInt8] = []
     private var finished = false
+    private var timedOut = false
 
     /// What went wrong in a conversation.
     enum Failure: Error, Equatable {
@@ -120,16 +121,34 @@ final class PinentryProcess {
         return try command(line, data: &data)
     }
 
-    /// Says `BYE` (without waiting long for the answer), then closes the socket and reaps the process,
-    /// killing it when it is still running.
+    /// Says `BYE` and gives the program up to a second to close its end and exit (a curses pinentry restores
+    /// the terminal on its way out), then closes the socket and reaps the process, killing it when it is still
+    /// running. A conversation that timed out is ended at once.
     func finish() {
         guard !finished else { return }
         finished = true
         if !buffer.isEmpty { wipe(&buffer) }
-        _ = "BYE\n".withCString { Glibc.send(socket, $0, 4, Int32(MSG_NOSIGNAL)) }
-        close(socket)
         var status: Int32 = 0
-        if waitpid(process, &status, WNOHANG) == 0 {
+        var reaped = false
+        if !timedOut {
+            _ = "BYE\n".withCString { Glibc.send(socket, $0, 4, Int32(MSG_NOSIGNAL)) }
+            let grace = ContinuousClock.now + .seconds(1)
+            var scratch = [UInt8](repeating: 0, count: 256)
+            while ContinuousClock.now < grace {
+                var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 50) >= 0 || errno == EINTR else { break }
+                if descriptor.revents != 0, recv(socket, &scratch, scratch.count, Int32(MSG_DONTWAIT)) == 0 { break }
+            }
+            for _ in 0..<20 {
+                if waitpid(process, &status, WNOHANG) != 0 {
+                    reaped = true
+                    break
+                }
+                _ = poll(nil, 0, 10)
+            }
+        }
+        close(socket)
+        if !reaped, waitpid(process, &status, WNOHANG) == 0 {
             kill(process, SIGKILL)
             while waitpid(process, &status, 0) < 0 && errno == EINTR {}
         }
@@ -184,7 +203,10 @@ final class PinentryProcess {
     private func waitForInput() throws(Failure) {
         while true {
             let remaining = deadline - .now
-            guard remaining > .zero else { throw .timedOut }
+            guard remaining > .zero else {
+                timedOut = true
+                throw .timedOut
+            }
             let (seconds, attoseconds) = remaining.components
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)

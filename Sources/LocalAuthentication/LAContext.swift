@@ -15,7 +15,11 @@ import Synchronization
 ///   (Apple calls it later on a private queue); pinned by `LocalAuthenticationTests.replyRunsBeforeReturn`.
 /// - There is no biometry: `biometryType` is `.none` and the terminal authenticator reports the
 ///   biometric-only policies as unavailable.
-/// - `touchIDAuthenticationAllowableReuseDuration` is stored (capped at 300 s) but has no effect.
+/// - In process, `touchIDAuthenticationAllowableReuseDuration` is stored (capped at 300 s) but has no
+///   effect. Through the per-user agent it is sent with each keychain request and honoured by the agent,
+///   which confirms presence with its own prompter and does not ask the same executable again within it
+///   (docs/agent.md, "User presence"); an evaluation of this context in the client process is then not
+///   used by the keychain (any process could claim one).
 open class LAContext: NSObject, @unchecked Sendable {
     // SAFETY: every mutable property lives in `state`, a Mutex; subclasses that add state must
     // synchronize it themselves.
@@ -61,8 +65,8 @@ open class LAContext: NSObject, @unchecked Sendable {
         set { state.withLock { $0.interactionNotAllowed = newValue } }
     }
 
-    /// `LAContext.touchIDAuthenticationAllowableReuseDuration` (stored, capped at
-    /// `LATouchIDAuthenticationMaximumAllowableReuseDuration`; no effect on Linux).
+    /// `LAContext.touchIDAuthenticationAllowableReuseDuration` (capped at
+    /// `LATouchIDAuthenticationMaximumAllowableReuseDuration`; honoured by the agent, no effect in process).
     open var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
         get { state.withLock { $0.reuseDuration } }
         set {

@@ -225,7 +225,19 @@ enum SecItemCalls {
     /// Runs `body` with the request's authentication policy; when the core answers that an item needs
     /// user authentication (`interactionRequired`), authenticates through `LAContext` (the request's
     /// `kSecUseAuthenticationContext`, or a new one) and runs `body` again with the confirmation.
+    ///
+    /// Through the per-user agent this process neither prompts nor claims `.confirmed`: the agent confirms
+    /// with its own prompter. The request carries the context's reuse duration
+    /// (`touchIDAuthenticationAllowableReuseDuration`), and a context with `interactionNotAllowed` asks the
+    /// agent not to prompt (`.fail`, so -25308).
     static func authenticating<T>(_ request: ItemRequest, _ body: (AuthenticationPolicy) throws -> T) throws -> T {
+        if try KeychainContext.current().service is AgentClient {
+            let context = request.authenticationContext
+            let reuse = context?.touchIDAuthenticationAllowableReuseDuration ?? 0
+            var policy = request.authenticationPolicy
+            if policy == .ask, context?.interactionNotAllowed == true { policy = .fail }
+            return try AuthenticationReuse.$duration.withValue(reuse > 0 ? reuse : nil) { try body(policy) }
+        }
         do {
             return try body(request.authenticationPolicy)
         } catch {
