@@ -120,6 +120,20 @@ struct AgentPrompterTests {
         #expect(pinned.status == 0, "a grant pinned with --pin-content applies: \(pinned.stderr)")
     }
 
+    @Test func unlockTakesThePassphraseFromPinentryWhenLatchkeyPinentryIsSet() throws {
+        let scratch = TemporaryKeychain()
+        let pinentry = try ScriptedPinentry(directory: scratch.directory)
+        let agent = try AgentHarness(arguments: ["--pinentry", "none"])
+        pinentry.answer(["PIN not the passphrase", "PIN " + AgentHarness.passphrase])
+        let wrong = try agent.latchkey(["unlock"], extra: ["LATCHKEY_PINENTRY": pinentry.path])
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("-25293"), "\(wrong.stderr)")
+        let unlocked = try agent.latchkey(["unlock"], extra: ["LATCHKEY_PINENTRY": pinentry.path])
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        #expect(pinentry.commands(named: "GETPIN").count == 2)
+        #expect(try agent.latchkey(["show-keychain-info"]).stdout.contains("\" unlocked\n"))
+    }
+
     @Test(arguments: [
         ("OK", Assuan.Response.ok),
         (

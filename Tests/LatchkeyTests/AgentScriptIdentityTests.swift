@@ -116,7 +116,10 @@ struct AgentScriptIdentityTests {
             """
         let script = AgentLocation.canonical(agent.keychain.directory) + "/client.py"
         try Data(client.utf8).write(to: URL(fileURLWithPath: script))
-        let interpreter = AgentLocation.canonical(python)
+        // The interpreter as the kernel names it (`python3` on PATH may be a shim, such as pyenv's, that
+        // executes the real one).
+        let real = try agent.run(python, ["-c", "import os; print(os.path.realpath('/proc/self/exe'))"])
+        let interpreter = real.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
         func hello(_ arguments: [String]) throws -> AgentHandshake.Reply {
             let result = try agent.run(python, arguments)
