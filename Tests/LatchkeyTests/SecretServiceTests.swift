@@ -1,0 +1,262 @@
+import Crypto
+import Foundation
+import Latchkey
+import LatchkeySecretService
+import Testing
+
+/// `latchkey agent --secret-service` on a private session bus, driven by real Secret Service clients:
+/// Debian's `secret-tool` (libsecret, which opens a `dh-ietf1024-sha256-aes128-cbc-pkcs7` session) and
+/// python's `secretstorage` (its own Diffie-Hellman over jeepney, plus a `plain` session, properties and
+/// signals), and the `latchkey` CLI reading what they stored.
+struct SecretServiceTests {
+    @Test func secretToolStoresLooksUpSearchesAndClearsThroughTheAgent() throws {
+        let harness = try SecretServiceHarness()
+        let stored = try harness.secretTool(
+            ["store", "--label", "Example login", "service", "example.com", "username", "alice"],
+            input: "s3cret"
+        )
+        #expect(stored.status == 0, "\(stored.stderr)")
+
+        let looked = try harness.secretTool(["lookup", "service", "example.com", "username", "alice"])
+        #expect(looked.status == 0, "\(looked.stderr)")
+        #expect(looked.stdout == "s3cret")
+
+        let searched = try harness.secretTool(["search", "service", "example.com"])
+        #expect(searched.status == 0, "\(searched.stderr)")
+        #expect(searched.stdout.contains("label = Example login"), "\(searched.stdout)")
+        // secret-tool prints the attributes on standard error.
+        #expect(searched.stderr.contains("attribute.username = alice"), "\(searched.stderr)")
+        #expect(searched.stdout.contains("secret = s3cret"), "\(searched.stdout)")
+
+        let replaced = try harness.secretTool(
+            ["store", "--label", "Example login", "service", "example.com", "username", "alice"],
+            input: "n3w"
+        )
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try harness.secretTool(["lookup", "service", "example.com", "username", "alice"]).stdout == "n3w")
+        let other = try harness.secretTool(["store", "--label", "Other", "service", "example.com"], input: "x")
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(try harness.secretTool(["lookup", "service", "example.com"]).status == 0)
+
+        let cleared = try harness.secretTool(["clear", "service", "example.com", "username", "alice"])
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+        let gone = try harness.secretTool(["lookup", "service", "example.com", "username", "alice"])
+        #expect(gone.status == 1)
+        #expect(gone.stdout.isEmpty)
+        #expect(try harness.secretTool(["lookup", "service", "example.com"]).stdout == "x")
+    }
+
+    @Test func itemStoredBySecretToolIsReadByFindGenericPassword() throws {
+        let harness = try SecretServiceHarness()
+        let stored = try harness.secretTool(
+            ["store", "--label", "API", "service", "api.example.com", "username", "bob"],
+            input: "t0ken"
+        )
+        #expect(stored.status == 0, "\(stored.stderr)")
+        // The CLI sees only its own access group until the user grants it the Secret Service's.
+        let hidden = try harness.latchkey(["find-generic-password", "-s", "api.example.com", "-a", "bob", "-w"])
+        #expect(hidden.status != 0)
+        let granted = try harness.latchkey([
+            "access", "grant", AgentLocation.canonical(BuiltExecutable.latchkey), SecretServiceBackend.accessGroup,
+        ])
+        #expect(granted.status == 0, "\(granted.stderr)")
+        let found = try harness.latchkey(["find-generic-password", "-s", "api.example.com", "-a", "bob", "-w"])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout == "t0ken\n")
+        let shown = try harness.latchkey(["find-generic-password", "-s", "api.example.com", "-a", "bob"])
+        #expect(shown.stdout.contains("API"), "\(shown.stdout)")
+    }
+
+    @Test func lockedKeychainAnswersIsLockedUntilUnlocked() throws {
+        let harness = try SecretServiceHarness()
+        let stored = try harness.secretTool(["store", "--label", "L", "service", "s", "username", "u"], input: "pw")
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let locked = try harness.latchkey(["lock"])
+        #expect(locked.status == 0, "\(locked.stderr)")
+
+        let refused = try harness.secretTool(["lookup", "service", "s", "username", "u"])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("locked"), "\(refused.stderr)")
+        let refusedStore = try harness.secretTool(["store", "--label", "M", "service", "t"], input: "pw")
+        #expect(refusedStore.status != 0)
+
+        try harness.unlock()
+        let looked = try harness.secretTool(["lookup", "service", "s", "username", "u"])
+        #expect(looked.stdout == "pw", "\(looked.stderr)")
+    }
+
+    @Test func secretStorageUsesPropertiesSignalsAndBothSessionAlgorithms() throws {
+        let harness = try SecretServiceHarness()
+        let python = try #require(
+            SecretServiceTests.pythonWithSecretStorage,
+            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
+        )
+        let result = try harness.run(python, ["-c", Self.secretStorageScript])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        for check in [
+            "unlocked", "created", "found", "dh secret", "attributes", "label set", "signal ItemCreated",
+            "plain secret", "no session", "introspected", "deleted",
+        ] {
+            #expect(result.stdout.contains("ok \(check)\n"), "\(check): \(result.stdout)\n\(result.stderr)")
+        }
+    }
+
+    @Test func secondServiceOnTheSameBusIsRefused() throws {
+        let harness = try SecretServiceHarness(unlock: false)
+        let second = TemporaryKeychain()
+        var environment = CLIRunner.environment(second)
+        environment["DBUS_SESSION_BUS_ADDRESS"] = harness.environment["DBUS_SESSION_BUS_ADDRESS"]
+        environment["XDG_RUNTIME_DIR"] = second.directory + "/run"
+        environment["LATCHKEY_PASSPHRASE"] = nil
+        try FileManager.default.createDirectory(
+            atPath: second.directory + "/run",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        let created = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
+            environment: environment,
+            input: "other"
+        )
+        #expect(created.status == 0, "\(created.stderr)")
+        let refused = try BuiltExecutable.spawn(["agent", "--secret-service"], environment: environment)
+        let finished = refused.waitForExit(timeout: 60)
+        #expect(finished.status == 1)
+        #expect(finished.stderr.contains("org.freedesktop.secrets is already owned"), "\(finished.stderr)")
+        #expect(!finished.stdout.contains("secret-service ready"))
+    }
+
+    @Test func diffieHellmanAgreesWithAnIndependentComputation() throws {
+        // Python's own big integers and hmac compute what a libsecret client derives from the service's key.
+        let python = try Peer.require("python3", package: "python3")
+        let clientPrivate = Data((1...128).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        let servicePrivate = Data((1...128).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) })
+        let script = """
+            import hashlib, hmac, sys
+            p = int.from_bytes(bytes.fromhex(sys.argv[1]), 'big')
+            a = int.from_bytes(bytes.fromhex(sys.argv[2]), 'big')
+            b = int.from_bytes(bytes.fromhex(sys.argv[3]), 'big')
+            A, B = pow(2, a, p), pow(2, b, p)
+            shared = pow(B, a, p).to_bytes(128, 'big')
+            prk = hmac.new(b'\\0' * 32, shared, hashlib.sha256).digest()
+            key = hmac.new(prk, b'\\x01', hashlib.sha256).digest()[:16]
+            print(A.to_bytes(128, 'big').hex(), B.to_bytes(128, 'big').lstrip(b'\\0').hex(), key.hex())
+            """
+        let result = try CLIRunner.run(
+            python,
+            [
+                "-c", script, Self.hex(Data(DiffieHellmanExchange.prime)), Self.hex(clientPrivate),
+                Self.hex(servicePrivate),
+            ],
+            environment: ProcessInfo.processInfo.environment
+        )
+        let fields = result.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        try #require(fields.count == 3, "\(result.stderr)")
+        let clientPublic = try #require(Self.bytes(fromHex: fields[0]))
+        let exchange = try DiffieHellmanExchange.respond(to: clientPublic, privateKey: servicePrivate)
+        #expect(Self.hex(exchange.publicKey) == fields[1])
+        #expect(exchange.key.withUnsafeBytes { Self.hex(Data($0)) } == fields[2])
+    }
+
+    @Test(arguments: [Data([0]), Data([1]), Data(DiffieHellmanExchange.prime), Self.primeMinusOne])
+    func diffieHellmanRefusesDegeneratePublicKeys(_ key: Data) {
+        #expect(throws: SecretServiceError.self) { try DiffieHellmanExchange.respond(to: key) }
+    }
+
+    static let primeMinusOne: Data = {
+        var bytes = DiffieHellmanExchange.prime
+        bytes[bytes.count - 1] -= 1
+        return Data(bytes)
+    }()
+
+    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+    static func bytes(fromHex text: String) -> Data? {
+        var data = Data()
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) ?? text.endIndex
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            data.append(byte)
+            index = next
+        }
+        return data
+    }
+
+    /// The CI venv's Python (made by `.ci/run`, with secretstorage), else `nil`.
+    static let pythonWithSecretStorage: String? = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let candidate = root.appendingPathComponent(".venv-oauth/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: candidate) else { return nil }
+        let checked = try? CLIRunner.run(
+            candidate,
+            ["-c", "import secretstorage"],
+            environment: ProcessInfo.processInfo.environment
+        )
+        return checked?.status == 0 ? candidate : nil
+    }()
+
+    /// Drives the service with secretstorage (DH sessions) and jeepney (a plain session, Introspect, a
+    /// signal subscription); prints "ok <check>" per check.
+    static let secretStorageScript = """
+        import secretstorage
+        from jeepney import DBusAddress, new_method_call, MessageType
+        from jeepney.bus_messages import MatchRule, message_bus
+        from jeepney.io.blocking import open_dbus_connection, Proxy
+        from secretstorage.util import DBusAddressWrapper
+        from secretstorage.defines import SS_PATH, SS_PREFIX
+
+        connection = secretstorage.dbus_init()
+        collection = secretstorage.get_default_collection(connection)
+        assert not collection.is_locked()
+        print('ok unlocked')
+
+        watcher = open_dbus_connection(bus='SESSION')
+        rule = MatchRule(type='signal', interface=SS_PREFIX + 'Collection', member='ItemCreated')
+        Proxy(message_bus, watcher).AddMatch(rule)
+        with watcher.filter(rule) as queue:
+            item = collection.create_item(
+                'Python item', {'application': 'pytest', 'service': 'py.example', 'username': 'carol'},
+                b'py-secret', replace=True)
+            print('ok created')
+            signal = watcher.recv_until_filtered(queue, timeout=30)
+            assert signal.body[0] == item.item_path, signal.body
+            print('ok signal ItemCreated')
+
+        found = list(secretstorage.search_items(connection, {'application': 'pytest'}))
+        assert [f.item_path for f in found] == [item.item_path], found
+        print('ok found')
+        assert found[0].get_secret() == b'py-secret'
+        print('ok dh secret')
+        attributes = found[0].get_attributes()
+        assert attributes == {'application': 'pytest', 'service': 'py.example', 'username': 'carol'}, attributes
+        print('ok attributes')
+        found[0].set_label('Renamed')
+        assert item.get_label() == 'Renamed'
+        print('ok label set')
+
+        service = DBusAddressWrapper(SS_PATH, SS_PREFIX + 'Service', connection)
+        output, session = service.call('OpenSession', 'sv', 'plain', ('s', ''))
+        secrets, = service.call('GetSecrets', 'aoo', [item.item_path], session)
+        assert secrets[item.item_path][2] == b'py-secret', secrets
+        print('ok plain secret')
+        try:
+            service.call('GetSecrets', 'aoo', [item.item_path], SS_PATH + '/session/nope')
+        except Exception as error:
+            assert 'NoSession' in str(getattr(error, 'name', error)), error
+            print('ok no session')
+
+        introspect = new_method_call(
+            DBusAddress(SS_PATH, bus_name='org.freedesktop.secrets', interface='org.freedesktop.DBus.Introspectable'),
+            'Introspect')
+        xml, = connection.send_and_get_reply(introspect).body
+        assert 'org.freedesktop.Secret.Service' in xml
+        print('ok introspected')
+
+        item.delete()
+        assert list(secretstorage.search_items(connection, {'application': 'pytest'})) == []
+        print('ok deleted')
+        """
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Latchkey
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private D-Bus session bus (`dbus-daemon --session --print-address=1 --nofork`, a peer) with a real
+/// `latchkey agent --secret-service` on it, serving a temporary keychain that is unlocked once; clients get
+/// the bus's address and no credential.
+///
+/// ```swift
+/// let harness = try SecretServiceHarness()
+/// _ = try harness.secretTool(["store", "--label", "L", "service", "S"], input: "pw")
+/// ```
+final class SecretServiceHarness: @unchecked Sendable {
+    // SAFETY: every stored property is a `let`; `RunningProcess` and `TemporaryKeychain` are safe to share.
+
+    /// The passphrase the keychain is created with.
+    static let passphrase = "secret service test passphrase"
+
+    let keychain: TemporaryKeychain
+    /// The clients' environment: the private bus's address, the agent's runtime directory, no credential.
+    let environment: [String: String]
+    /// The private bus.
+    let bus: RunningProcess
+    /// The agent.
+    let agent: RunningProcess
+    /// `secret-tool` (Debian's libsecret-tools).
+    let secretToolPath: String
+
+    /// Starts the bus and the agent on it, waits for the agent's "ready" and "secret-service ready" lines
+    /// and unlocks it (unless `unlock` is false).
+    init(unlock: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let daemon = try Peer.require("dbus-daemon", package: "dbus-daemon", sourceLocation: sourceLocation)
+        secretToolPath = try Peer.require("secret-tool", package: "libsecret-tools", sourceLocation: sourceLocation)
+        keychain = TemporaryKeychain()
+        let runtimeDirectory = keychain.directory + "/run"
+        try FileManager.default.createDirectory(
+            atPath: runtimeDirectory + "/latchkey",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        var environment = CLIRunner.environment(keychain)
+        environment["LATCHKEY_PASSPHRASE"] = nil
+        environment["LATCHKEY_ACCESS_GROUPS"] = nil
+        environment["LATCHKEY_AGENT"] = nil
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        let created = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
+            environment: environment,
+            input: Self.passphrase,
+            sourceLocation: sourceLocation
+        )
+        try #require(created.status == 0, "create-keychain: \(created.stderr)", sourceLocation: sourceLocation)
+        bus = try BuiltExecutable.spawn(
+            ["--session", "--print-address=1", "--nofork"],
+            environment: environment,
+            executable: daemon
+        )
+        guard bus.waitForLines(1, timeout: 60), let address = bus.stdoutLines.first, !address.isEmpty else {
+            let finished = bus.waitForExit(timeout: 10)
+            Issue.record("dbus-daemon printed no address: \(finished.stderr)", sourceLocation: sourceLocation)
+            throw SecretServiceHarnessError.notReady
+        }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        self.environment = environment
+        agent = try BuiltExecutable.spawn(["agent", "--foreground", "--secret-service"], environment: environment)
+        let lines = agent.waitForLines(2, timeout: 60) ? agent.stdoutLines : []
+        guard lines.count >= 2, lines[1] == "secret-service ready org.freedesktop.secrets" else {
+            let finished = agent.waitForExit(timeout: 10)
+            Issue.record(
+                "the agent did not get ready: \(finished.stdout) \(finished.stderr)",
+                sourceLocation: sourceLocation
+            )
+            throw SecretServiceHarnessError.notReady
+        }
+        if unlock { try self.unlock(sourceLocation: sourceLocation) }
+    }
+
+    deinit {
+        agent.kill(SIGKILL)
+        bus.kill(SIGKILL)
+    }
+
+    /// Unlocks the agent with the keychain's passphrase.
+    func unlock(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let unlocked = try latchkey(["unlock", "--passphrase-stdin"], input: Self.passphrase)
+        #expect(unlocked.status == 0, "unlock: \(unlocked.stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// Runs the built `latchkey` as a client of the agent.
+    func latchkey(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+        try CLIRunner.latchkey(arguments, environment: environment, input: input)
+    }
+
+    /// Runs `secret-tool` on the private bus.
+    func secretTool(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+        try CLIRunner.run(secretToolPath, arguments, environment: environment, input: input.map { Data($0.utf8) })
+    }
+
+    /// Runs `program` (another peer) on the private bus.
+    func run(_ program: String, _ arguments: [String]) throws -> CLIRunner.Result {
+        try CLIRunner.run(program, arguments, environment: environment)
+    }
+}
+
+/// Why a `SecretServiceHarness` could not be made.
+enum SecretServiceHarnessError: Error {
+    /// The bus or the agent did not get ready.
+    case notReady
+}
