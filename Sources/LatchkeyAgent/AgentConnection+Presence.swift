@@ -95,7 +95,7 @@ extension KeychainOperation {
             let reuse = rewritten.compactMap(\.reuse).max()
             return (.batch(rewritten.map(\.operation)), reuse)
         case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .exists, .delete, .lockState, .unlock, .lock,
-            .accessGroups, .changeCounter:
+            .accessGroups, .changeCounter, .damagedItems, .verifyIntegrity, .changeCredential:
             return (self, nil)
         }
     }

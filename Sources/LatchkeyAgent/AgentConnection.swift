@@ -219,10 +219,11 @@ struct AgentConnection: Sendable {
             server.presence.forget()
             memory.record(server.store)
             return outcome
-        case .find, .exists, .changeCounter:
+        case .find, .exists, .changeCounter, .damagedItems:
             if let refusal = memory.refusal { throw refusal }
             return try performConfirmingPresence(operation, store: store)
-        case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch:
+        case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch, .verifyIntegrity,
+            .changeCredential:
             if let refusal = memory.refusal { throw refusal }
             let outcome = try performConfirmingPresence(operation, store: store)
             memory.record(server.store)

@@ -239,8 +239,9 @@ extension KeychainOperation {
     /// Whether repeating the operation after its answer was lost cannot change anything twice.
     var isRepeatable: Bool {
         switch self {
-        case .find, .exists, .lockState, .accessGroups, .changeCounter, .lock, .unlock: true
-        case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch: false
+        case .find, .exists, .lockState, .accessGroups, .changeCounter, .lock, .unlock, .damagedItems: true
+        case .verifyIntegrity(let acceptingCurrentState): !acceptingCurrentState
+        case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch, .changeCredential: false
         }
     }
 }

@@ -11,7 +11,9 @@ import Foundation
 //   5 restore (new item; replacing: bool)     14 accessGroups
 //   6 find (find request)                     15 changeCounter
 //   7 exists (query)
-//   8 update (update request)
+//   8 update (update request)                 16 damagedItems (class; includingSecrets: bool)
+//                                             17 verifyIntegrity (acceptingCurrentState: bool)
+//                                             18 changeCredential (current credential; new credential)
 //
 // A new case takes the next free tag; both switches below are exhaustive, so the compiler points at a
 // case without an encoding.
@@ -33,6 +35,9 @@ extension KeychainOperation {
         case lock = 13
         case accessGroups = 14
         case changeCounter = 15
+        case damagedItems = 16
+        case verifyIntegrity = 17
+        case changeCredential = 18
     }
 
     func encodeWire(to writer: inout WireWriter, depth: Int) throws(KeychainError) {
@@ -83,6 +88,17 @@ extension KeychainOperation {
         case .lock: writer.byte(Tag.lock.rawValue)
         case .accessGroups: writer.byte(Tag.accessGroups.rawValue)
         case .changeCounter: writer.byte(Tag.changeCounter.rawValue)
+        case .damagedItems(let itemClass, let includingSecrets):
+            writer.byte(Tag.damagedItems.rawValue)
+            writer.byte(itemClass.wireTag)
+            writer.bool(includingSecrets)
+        case .verifyIntegrity(let acceptingCurrentState):
+            writer.byte(Tag.verifyIntegrity.rawValue)
+            writer.bool(acceptingCurrentState)
+        case .changeCredential(let current, let new):
+            writer.byte(Tag.changeCredential.rawValue)
+            current.encodeWire(to: &writer)
+            new.encodeWire(to: &writer)
         }
     }
 
@@ -127,6 +143,17 @@ extension KeychainOperation {
         case .lock: return .lock
         case .accessGroups: return .accessGroups
         case .changeCounter: return .changeCounter
+        case .damagedItems:
+            return .damagedItems(
+                try ItemClass.decodeWire(from: &reader),
+                includingSecrets: try reader.bool("includingSecrets")
+            )
+        case .verifyIntegrity: return .verifyIntegrity(acceptingCurrentState: try reader.bool("acceptingCurrentState"))
+        case .changeCredential:
+            return .changeCredential(
+                current: try UnlockCredential.decodeWire(from: &reader),
+                new: try UnlockCredential.decodeWire(from: &reader)
+            )
         }
     }
 }

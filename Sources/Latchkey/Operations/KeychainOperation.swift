@@ -43,6 +43,18 @@ public enum KeychainOperation: Sendable, Hashable, Codable {
     case accessGroups
     /// The change counter every committed item change bumps. Answers `.changeCounter`.
     case changeCounter
+    /// The caller's items of one class whose stored rows fail authentication (damaged or tampered), named by
+    /// class and persistent reference (`KeychainStore.damagedItems(_:includingSecrets:)`): what a backup or a
+    /// dump asks before it reads everything. Answers `.damagedItems`.
+    case damagedItems(ItemClass, includingSecrets: Bool)
+    /// Checks the file, every item the lock state opens and the row ledger (`KeychainStore.verifyIntegrity()`);
+    /// with `acceptingCurrentState`, then seals the rows as they are now (`KeychainStore.acceptCurrentRows()`).
+    /// Answers `.integrity` with the report made before sealing.
+    case verifyIntegrity(acceptingCurrentState: Bool)
+    /// Replaces the passphrase (`new` is a `.passphrase`) or the key-file slot (a `.keyFile`) once `current` has
+    /// unlocked the keychain, so that a client of an unlocked agent cannot change it without the credential.
+    /// Answers `.lockState`.
+    case changeCredential(current: UnlockCredential, new: UnlockCredential)
 }
 
 /// An item to add: class, attributes and secret.

@@ -6,7 +6,8 @@ import Foundation
 //   2 count (zigzag varint)             6 changeCounter (zigzag varint)
 //   3 exists (bool)                     7 restored (1 added | 2 replaced | 3 duplicate)
 //   4 lockState (1 neverUnlocked |      8 batch (count, outcomes), at most 32 levels deep
-//     2 unlocked | 3 locked)
+//     2 unlocked | 3 locked)              9 damagedItems (count, (class, persistent reference))
+//                                       10 integrity (the report's JSON as bytes: rare, not a hot path)
 //
 // A new case takes the next free tag; both switches below are exhaustive.
 
@@ -20,6 +21,8 @@ extension KeychainOutcome {
         case changeCounter = 6
         case restored = 7
         case batch = 8
+        case damagedItems = 9
+        case integrity = 10
     }
 
     /// A first guess at an outcome's encoded size, so that a frame is rarely reallocated while written.
@@ -28,7 +31,8 @@ extension KeychainOutcome {
         case .items(let items): 64 + items.count * 192 + items.reduce(0) { $0 + ($1.data?.count ?? 0) }
         case .accessGroups(let groups): 16 + groups.count * 32
         case .batch(let outcomes): 16 + outcomes.reduce(0) { $0 + $1.estimatedWireSize }
-        case .count, .exists, .lockState, .changeCounter, .restored: 16
+        case .damagedItems(let items): 16 + items.count * 24
+        case .count, .exists, .lockState, .changeCounter, .restored, .integrity: 16
         }
     }
 
@@ -64,6 +68,22 @@ extension KeychainOutcome {
             writer.byte(Tag.batch.rawValue)
             writer.varint(UInt64(outcomes.count))
             for outcome in outcomes { try outcome.encodeWire(to: &writer, depth: depth + 1) }
+        case .damagedItems(let items):
+            writer.byte(Tag.damagedItems.rawValue)
+            writer.varint(UInt64(items.count))
+            for item in items {
+                writer.byte(item.itemClass.wireTag)
+                writer.bytes(item.persistentReference)
+            }
+        case .integrity(let report):
+            writer.byte(Tag.integrity.rawValue)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            do {
+                writer.bytes(try encoder.encode(report))
+            } catch {
+                throw KeychainError(.internalComponent, "An integrity report could not be encoded.")
+            }
         }
     }
 
@@ -97,6 +117,26 @@ extension KeychainOutcome {
             outcomes.reserveCapacity(Swift.min(count, 16))
             for _ in 0..<count { outcomes.append(try decodeWire(from: &reader, depth: depth + 1)) }
             return .batch(outcomes)
+        case .damagedItems:
+            let count = try reader.count("the damaged items", minimumSize: 2)
+            var items: [DamagedItem] = []
+            items.reserveCapacity(Swift.min(count, 64))
+            for _ in 0..<count {
+                items.append(
+                    DamagedItem(
+                        itemClass: try ItemClass.decodeWire(from: &reader),
+                        persistentReference: try reader.bytes("a damaged item's persistent reference")
+                    )
+                )
+            }
+            return .damagedItems(items)
+        case .integrity:
+            let json = try reader.bytes("an integrity report")
+            do {
+                return .integrity(try JSONDecoder().decode(IntegrityReport.self, from: json))
+            } catch {
+                throw WireReader.malformed("an integrity report that is not one")
+            }
         }
     }
 }

@@ -16,6 +16,10 @@ public enum KeychainOutcome: Sendable, Hashable, Codable {
     case changeCounter(Int64)
     /// What a restore did.
     case restored(KeychainStore.RestoreOutcome)
+    /// The damaged items of a class.
+    case damagedItems([DamagedItem])
+    /// A verification's report.
+    case integrity(IntegrityReport)
     /// One outcome per operation of a batch.
     indirect case batch([KeychainOutcome])
 

@@ -25,6 +25,19 @@ extension KeychainStore: KeychainService {
             return .accessGroups(options.accessGroups)
         case .changeCounter:
             return .changeCounter(try changeCounter())
+        case .damagedItems(let itemClass, let includingSecrets):
+            return .damagedItems(try damagedItems(itemClass, includingSecrets: includingSecrets))
+        case .verifyIntegrity(let acceptingCurrentState):
+            let report = try verifyIntegrity()
+            if acceptingCurrentState { try acceptCurrentRows() }
+            return .integrity(report)
+        case .changeCredential(let current, let new):
+            try unlock(with: current)
+            switch new {
+            case .passphrase(let passphrase): try changePassphrase(to: passphrase)
+            case .keyFile: try setKeyFile(new)
+            }
+            return .lockState(lockState)
         case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch:
             let outcome = try transaction { try $0.perform(operation, inBatch: false) }
             options.logger.debug("items changed", metadata: ["operation": "\(operation.name)"])
@@ -66,7 +79,8 @@ extension ItemTransaction {
         case .batch(let operations):
             guard !inBatch else { throw KeychainError(.param, "A batch cannot contain another batch.") }
             return .batch(try operations.map { try perform($0, inBatch: true) })
-        case .exists, .lockState, .unlock, .lock, .accessGroups, .changeCounter:
+        case .exists, .lockState, .unlock, .lock, .accessGroups, .changeCounter, .damagedItems, .verifyIntegrity,
+            .changeCredential:
             throw KeychainError(.param, "Only item operations can run inside a batch.")
         }
     }
@@ -91,6 +105,9 @@ extension KeychainOperation {
         case .lock: "lock"
         case .accessGroups: "accessGroups"
         case .changeCounter: "changeCounter"
+        case .damagedItems: "damagedItems"
+        case .verifyIntegrity: "verifyIntegrity"
+        case .changeCredential: "changeCredential"
         }
     }
 }
