@@ -39,6 +39,7 @@ final class Bus: @unchecked Sendable {
 
     private var bus: OpaquePointer?
     private weak var handler: (any BusHandler)?
+    private var disconnected: ((String) -> Void)?
     private let logger: Logger
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/user/1000/bus`).
@@ -78,6 +79,27 @@ final class Bus: @unchecked Sendable {
             )
         }
         try Self.check(status, "claim \(name)")
+    }
+
+    /// Calls `body` with the unique name of each connection that leaves the bus (the bus daemon's
+    /// `NameOwnerChanged` with an empty new owner), on the bus thread.
+    func onDisconnect(_ body: @escaping (String) -> Void) throws(SecretServiceError) {
+        disconnected = body
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let rule =
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
+        let status = rule.withCString { sd_bus_add_match(bus, nil, $0, Bus.nameOwnerChanged, context) }
+        try Self.check(status, "watch for clients that leave the bus")
+    }
+
+    private static let nameOwnerChanged: sd_bus_message_handler_t = { message, context, _ in
+        guard let message, let context else { return 0 }
+        let bus = Unmanaged<Bus>.fromOpaque(context).takeUnretainedValue()
+        guard let values = try? BusMessage(pointer: message).readAll(), values.count == 3,
+            let name = values[0].stringValue, name.hasPrefix(":"), values[2].stringValue == ""
+        else { return 0 }
+        bus.disconnected?(name)
+        return 0
     }
 
     /// Starts the bus thread, which processes messages until the connection ends.

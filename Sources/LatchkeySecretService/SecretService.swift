@@ -57,6 +57,7 @@ public final class SecretService: @unchecked Sendable {
         let bus = try Bus(address: address, logger: logger)
         let service = SecretService(backend: backend, bus: bus, logger: logger)
         try bus.serve(prefix: ObjectPath.servicePath, handler: service)
+        try bus.onDisconnect { [weak service] name in service?.closeSessions(of: name) }
         try bus.requestName(busName)
         bus.run()
         logger.info("secret service started", metadata: ["name": "\(busName)"])
@@ -96,6 +97,14 @@ public final class SecretService: @unchecked Sendable {
             sessions[sessionOrder.removeFirst()] = nil
         }
         return path
+    }
+
+    /// Closes every session of a client that left the bus.
+    func closeSessions(of owner: String) {
+        let names = sessions.filter { $0.value.owner == owner }.map(\.key)
+        guard !names.isEmpty else { return }
+        for name in names { sessions[name] = nil }
+        sessionOrder.removeAll { names.contains($0) }
     }
 
     /// The session at `path`, when `caller` opened it.

@@ -102,6 +102,28 @@ struct SecretServiceTests {
         }
     }
 
+    @Test func pythonKeyringStoresReadsAndDeletesThroughTheAgent() throws {
+        let harness = try SecretServiceHarness()
+        let python = try #require(
+            SecretServiceTests.pythonWithSecretStorage,
+            "peer Python with keyring missing: run .ci/run (it installs keyring into .venv-oauth)"
+        )
+        let script = """
+            import keyring
+            assert type(keyring.get_keyring()).__module__ == 'keyring.backends.SecretService', keyring.get_keyring()
+            keyring.set_password('py-keyring.example', 'dora', 'kr-secret')
+            print(keyring.get_password('py-keyring.example', 'dora'))
+            keyring.set_password('py-keyring.example', 'erin', 'other')
+            keyring.delete_password('py-keyring.example', 'erin')
+            print(keyring.get_password('py-keyring.example', 'erin'))
+            """
+        let result = try harness.run(python, ["-c", script])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "kr-secret\nNone\n")
+        let looked = try harness.secretTool(["lookup", "service", "py-keyring.example", "username", "dora"])
+        #expect(looked.stdout == "kr-secret", "\(looked.stderr)")
+    }
+
     @Test func secondServiceOnTheSameBusIsRefused() throws {
         let harness = try SecretServiceHarness(unlock: false)
         let second = TemporaryKeychain()
@@ -184,7 +206,7 @@ struct SecretServiceTests {
         return data
     }
 
-    /// The CI venv's Python (made by `.ci/run`, with secretstorage), else `nil`.
+    /// The CI venv's Python (made by `.ci/run`, with secretstorage and keyring), else `nil`.
     static let pythonWithSecretStorage: String? = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -192,7 +214,7 @@ struct SecretServiceTests {
         guard FileManager.default.isExecutableFile(atPath: candidate) else { return nil }
         let checked = try? CLIRunner.run(
             candidate,
-            ["-c", "import secretstorage"],
+            ["-c", "import secretstorage, keyring"],
             environment: ProcessInfo.processInfo.environment
         )
         return checked?.status == 0 ? candidate : nil

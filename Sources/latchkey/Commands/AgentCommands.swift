@@ -63,7 +63,7 @@ struct AgentCommand: ParsableCommand {
             }
             _ = try AgentServer.runUntilTerminated(configuration) { server in
                 FileHandle.standardOutput.write(Data("ready \(server.socketPath)\n".utf8))
-                if secretService { AgentSecretService.start(server, logger: configuration.logger) }
+                if secretService { AgentSecretService.start(server) }
             }
         }
     }

@@ -2,7 +2,6 @@ import Foundation
 import Latchkey
 import LatchkeyAgent
 import LatchkeySecretService
-import Logging
 import Synchronization
 
 /// `latchkey agent --secret-service`: the Secret Service on the session bus, served from the agent's
@@ -14,7 +13,7 @@ enum AgentSecretService {
     /// Claims `org.freedesktop.secrets` on `$DBUS_SESSION_BUS_ADDRESS` for `server`'s keychain and prints
     /// "secret-service ready org.freedesktop.secrets"; on failure the agent stops and the process exits 1
     /// with the reason on standard error.
-    static func start(_ server: AgentServer, logger: Logger) {
+    static func start(_ server: AgentServer) {
         do {
             let address = try SecretService.sessionBusAddress()
             let backend = SecretServiceBackend(
@@ -23,7 +22,11 @@ enum AgentSecretService {
                 lock: { server.lockForEveryone() },
                 willHandleRequest: { server.noteInProcessRequest() }
             )
-            let service = try SecretService.start(backend: backend, address: address, logger: logger)
+            let service = try SecretService.start(
+                backend: backend,
+                address: address,
+                logger: server.configuration.logger
+            )
             running.withLock { $0 = service }
             FileHandle.standardOutput.write(Data("secret-service ready \(SecretService.busName)\n".utf8))
         } catch {
