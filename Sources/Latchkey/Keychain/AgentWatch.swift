@@ -74,14 +74,22 @@ final class AgentWatch: Sendable {
                 return nil
             }
             surplus?.stop()
-            // An event between the first lock-state request and the watcher's start is not lost.
-            refresh()
+            // A lock change between the first lock-state request and the watcher's start is not lost. Listeners
+            // are not called here: the caller may hold its own lock, and a new listener reads for itself.
+            refreshLockState()
         }
         return Listener(watch: self, id: id)
     }
 
     /// Asks the agent's lock state, publishes it and wakes the listeners.
     private func refresh() {
+        refreshLockState()
+        let listeners = state.withLock { Array($0.listeners.values) }
+        for listener in listeners { listener() }
+    }
+
+    /// Asks the agent's lock state and publishes it (`.neverUnlocked` while the agent does not answer).
+    private func refreshLockState() {
         let current: LockState
         do {
             current = try Self.lockState(of: client)
@@ -89,8 +97,6 @@ final class AgentWatch: Sendable {
             current = .neverUnlocked
         }
         lockStates.publish(current)
-        let listeners = state.withLock { Array($0.listeners.values) }
-        for listener in listeners { listener() }
     }
 
     private func removeListener(_ id: UInt64) {

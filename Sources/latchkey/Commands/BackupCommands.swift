@@ -44,12 +44,12 @@ struct Export: ParsableCommand {
                 throw KeychainError(.duplicateItem, "\(output) already exists; give --force to replace it.")
             }
             let passphrase = try archivePassphrase.passphrase(confirm: true)
-            let store = try keychain.open()
-            let damaged = try damage.damagedItems(in: store, includingSecrets: true, action: "export")
+            let service = try keychain.service()
+            let damaged = try damage.damagedItems(in: service, includingSecrets: true, action: "export")
             var items: [KeychainArchive.Item] = []
             var leftOut = 0
             for itemClass in ItemClass.storable {
-                for item in try store.allItems(itemClass, withData: true) {
+                for item in try service.allItems(itemClass, withData: true) {
                     let code = item.attributes[.accessible]?.stringValue ?? ""
                     if Accessibility(rawValue: code)?.isThisDeviceOnly == true {
                         leftOut += 1
@@ -84,7 +84,8 @@ struct Import: ParsableCommand {
         discussion: """
             Items are merged: an item whose primary key (service and account; server, protocol, port, path \
             and account; ...) already exists is reported as a duplicate and left alone, unless --replace is \
-            given. Creation and modification dates are kept.
+            given. Creation and modification dates are kept. The items are written in one transaction: all \
+            of them, or (on any error, such as a locked class) none.
             """
     )
 
@@ -100,12 +101,28 @@ struct Import: ParsableCommand {
                 throw KeychainError(.param, "Cannot read \(archive).")
             }
             let contents = try KeychainArchive.open(file, passphrase: try archivePassphrase.passphrase(confirm: false))
-            let store = try keychain.open()
+            let service = try keychain.service()
+            let restores = contents.items.map { item in
+                KeychainOperation.restore(
+                    NewItem(item.itemClass, attributes: item.attributes, data: item.data),
+                    replacingExisting: replace
+                )
+            }
+            let outcomes = restores.isEmpty ? [] : try service.batch(restores)
+            guard outcomes.count == contents.items.count else {
+                throw KeychainError(
+                    .internalComponent,
+                    "The keychain answered an import with another number of outcomes."
+                )
+            }
             var added = 0
             var replaced = 0
             var duplicates: [KeychainArchive.Item] = []
-            for item in contents.items {
-                switch try store.restore(item, replacingExisting: replace) {
+            for (item, outcome) in zip(contents.items, outcomes) {
+                guard case .restored(let restored) = outcome else {
+                    throw KeychainError(.internalComponent, "The keychain answered a restore with something else.")
+                }
+                switch restored {
                 case .added: added += 1
                 case .replaced: replaced += 1
                 case .duplicate: duplicates.append(item)

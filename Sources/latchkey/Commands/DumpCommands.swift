@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Latchkey
 
-extension KeychainStore {
+extension KeychainService {
     /// Every item of `itemClass` visible to this process (synchronizable or not), oldest first; empty when none.
     func allItems(_ itemClass: ItemClass, withData: Bool) throws -> [FoundItem] {
         try ignoringNotFound {
@@ -42,16 +42,18 @@ struct DumpKeychain: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open()
-            let damaged = try damage.damagedItems(in: store, includingSecrets: secrets, action: "dump")
+            // Through the agent when one serves the keychain: no credential, no key, no database here.
+            let service = try keychain.service()
+            let path = (service as? KeychainStore)?.path ?? keychain.path
+            let damaged = try damage.damagedItems(in: service, includingSecrets: secrets, action: "dump")
             var items: [FoundItem] = []
-            for itemClass in ItemClass.storable { items += try store.allItems(itemClass, withData: secrets) }
+            for itemClass in ItemClass.storable { items += try service.allItems(itemClass, withData: secrets) }
             if output.json {
-                try JSONValue.array(items.map { ItemOutput.json($0, keychain: store.path, secretKey: "data") }).print()
+                try JSONValue.array(items.map { ItemOutput.json($0, keychain: path, secretKey: "data") }).print()
             } else {
                 var out = ""
                 for item in items {
-                    out += ItemOutput.human(item, keychain: store.path)
+                    out += ItemOutput.human(item, keychain: path)
                     if secrets { out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n" }
                 }
                 ItemOutput.write(out)

@@ -168,7 +168,9 @@ struct SetKeychainPassword: ParsableCommand {
             The current credential comes from -o, --old-passphrase-stdin, the environment or a prompt. The new \
             passphrase comes from -p, --new-passphrase-stdin or a prompt (asked twice). With both stdin flags, \
             standard input holds the old passphrase on its first line and the new one on the second. \
-            --new-key-file/--set-key-file replace the key-file slot instead of the passphrase.
+            --new-key-file/--set-key-file replace the key-file slot instead of the passphrase. When a latchkey \
+            agent serves the keychain, the agent checks the current credential and makes the change; it keeps \
+            serving, unlocked, and the next `latchkey unlock` takes the new passphrase.
             """
     )
 
@@ -204,33 +206,86 @@ struct SetKeychainPassword: ParsableCommand {
             } else if newPassphraseStdin {
                 newFromStdin = Terminal.readStandardInput()
             }
+            if let agent = try KeychainOpener.agent(serving: keychain.path) {
+                try changeThroughAgent(agent, old: old, newFromStdin: newFromStdin)
+                return
+            }
             let store = try keychain.open(credentials: old)
             guard store.lockState == .unlocked else {
                 throw KeychainError(.interactionNotAllowed, "The keychain is locked: give the current passphrase.")
             }
             if let newKeyFile { try store.setKeyFile(try .createKeyFile(at: newKeyFile)) }
             if let setKeyFile { try store.setKeyFile(try .keyFile(at: setKeyFile)) }
-            let wantsPassphrase = newPassphrase != nil || newPassphraseStdin || (newKeyFile == nil && setKeyFile == nil)
-            guard wantsPassphrase else { return }
-            let passphrase: SecretData
-            if let newPassphrase {
-                passphrase = SecretData(string: newPassphrase)
-            } else if newPassphraseStdin {
-                guard let newFromStdin else {
-                    throw KeychainError(.param, "Standard input ended before the new passphrase.")
-                }
-                passphrase = newFromStdin
-            } else {
-                guard Terminal.isInteractive else {
-                    throw KeychainError(
-                        .interactionNotAllowed,
-                        "The new passphrase is needed but standard input is not a terminal: use --new-passphrase-stdin."
-                    )
-                }
-                passphrase = try Terminal.newPassphrase()
-            }
-            guard !passphrase.isEmpty else { throw KeychainError(.param, "The passphrase must not be empty.") }
+            guard let passphrase = try newPassphraseValue(newFromStdin: newFromStdin) else { return }
             try store.changePassphrase(to: passphrase)
+        }
+    }
+
+    /// Whether a new passphrase is asked for: given, or no key file given instead.
+    private var wantsPassphrase: Bool {
+        newPassphrase != nil || newPassphraseStdin || (newKeyFile == nil && setKeyFile == nil)
+    }
+
+    /// The new passphrase (`-p`, standard input or a prompt asked twice), or `nil` when only a key file changes.
+    private func newPassphraseValue(newFromStdin: SecretData?) throws -> SecretData? {
+        guard wantsPassphrase else { return nil }
+        let passphrase: SecretData
+        if let newPassphrase {
+            passphrase = SecretData(string: newPassphrase)
+        } else if newPassphraseStdin {
+            guard let newFromStdin else {
+                throw KeychainError(.param, "Standard input ended before the new passphrase.")
+            }
+            passphrase = newFromStdin
+        } else {
+            guard Terminal.isInteractive else {
+                throw KeychainError(
+                    .interactionNotAllowed,
+                    "The new passphrase is needed but standard input is not a terminal: use --new-passphrase-stdin."
+                )
+            }
+            passphrase = try Terminal.newPassphrase()
+        }
+        guard !passphrase.isEmpty else { throw KeychainError(.param, "The passphrase must not be empty.") }
+        return passphrase
+    }
+
+    /// Changes the credential in the agent, which keeps serving (unlocked) with the new one: each change is
+    /// one `.changeCredential` request carrying the current credential, which the agent checks first.
+    private func changeThroughAgent(_ agent: AgentClient, old: [UnlockCredential], newFromStdin: SecretData?) throws {
+        let current = try currentCredentials(old)
+        if let newKeyFile { try Self.change(agent, current: current, to: try .createKeyFile(at: newKeyFile)) }
+        if let setKeyFile { try Self.change(agent, current: current, to: try .keyFile(at: setKeyFile)) }
+        guard let passphrase = try newPassphraseValue(newFromStdin: newFromStdin) else { return }
+        try Self.change(agent, current: current, to: .passphrase(passphrase))
+    }
+
+    /// The current credentials for the agent: given, from the environment, else asked on the terminal.
+    private func currentCredentials(_ old: [UnlockCredential]) throws -> [UnlockCredential] {
+        let given = old + (try UnlockCredential.fromEnvironment())
+        guard given.isEmpty else { return given }
+        guard Terminal.isInteractive else {
+            throw KeychainError(
+                .interactionNotAllowed,
+                "The agent changes the passphrase only with the current one: give -o, --old-passphrase-stdin or "
+                    + "LATCHKEY_KEY_FILE."
+            )
+        }
+        return [.passphrase(try Terminal.readSecret(prompt: "Current passphrase for \(keychain.path): "))]
+    }
+
+    /// One `.changeCredential` request per current credential until one is accepted; the last refusal
+    /// otherwise.
+    private static func change(_ agent: AgentClient, current: [UnlockCredential], to new: UnlockCredential) throws {
+        for (index, credential) in current.enumerated() {
+            do throws(KeychainError) {
+                try agent.changeCredential(current: credential, to: new)
+                return
+            } catch {
+                // No `var` for the last error and no `catch let … as`: both sent Swift 6.3.1's AllocBoxToStack
+                // pass astray here.
+                if error.code != .authFailed || index == current.count - 1 { throw error }
+            }
         }
     }
 }

@@ -136,25 +136,32 @@ struct DeleteKeychain: ParsableCommand {
 struct LockKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock-keychain",
-        abstract: "Lock a keychain (a no-op here: nothing stays unlocked between commands).",
+        abstract: "Lock a keychain: the agent's for every client, else a no-op (nothing stays unlocked).",
         discussion: """
-            With no daemon (no latchkey agent), every latchkey process unlocks the keychain for itself \
-            (from the environment, a key file or a prompt) and forgets the keys when it exits. There is therefore no \
-            unlocked session to lock. This command checks that the keychain exists and exits 0, so scripts \
-            written for security keep working. To stop unattended access, remove the key file or passphrase \
-            file that LATCHKEY_KEY_FILE / LATCHKEY_PASSPHRASE_FILE point to. With the agent \
-            (latchkey agent), `latchkey lock` locks the keychain for every client.
+            When a latchkey agent serves the keychain, this locks it in the agent for every client, as \
+            `latchkey lock` does (-a too). With no agent, every latchkey process unlocks the keychain for \
+            itself (from the environment, a key file or a prompt) and forgets the keys when it exits. There is \
+            therefore no unlocked session to lock. This command then checks that the keychain exists and exits \
+            0, so scripts written for security keep working. To stop unattended access, remove the key file or \
+            passphrase file that LATCHKEY_KEY_FILE / LATCHKEY_PASSPHRASE_FILE point to.
             """
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Flag(name: .customShort("a"), help: "Lock all keychains (also a no-op).") var all = false
+    @Flag(name: .customShort("a"), help: "Lock all keychains (the agent's; else a no-op).") var all = false
     @Argument(help: "Keychain file or name.") var name: String?
 
     func run() throws {
         try runReportingErrors {
-            guard !all else { return }
+            if all {
+                if let agent = try AgentClient.discover() { _ = try agent.perform(.lock) }
+                return
+            }
             let path = name.map { KeychainLocation.resolve($0) } ?? keychain.path
+            if let agent = try KeychainOpener.agent(serving: path) {
+                _ = try agent.perform(.lock)
+                return
+            }
             guard FileManager.default.fileExists(atPath: path) else {
                 throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
             }
@@ -166,12 +173,13 @@ struct LockKeychain: ParsableCommand {
 struct UnlockKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock-keychain",
-        abstract: "Check that a passphrase or key file unlocks a keychain.",
+        abstract: "Unlock the agent's keychain, or check that a passphrase or key file unlocks a keychain.",
         discussion: """
-            Without the agent no later command can inherit an unlock: each process unlocks for itself \
-            (`latchkey unlock` unlocks a running agent for every client). This command verifies the \
-            credential (from -p, --passphrase-stdin, --key-file, the environment or a prompt) and exits 0 \
-            when it unlocks the keychain, 1 with OSStatus -25293 when it does not. Nothing is written. For \
+            When a latchkey agent serves the keychain, the credential (from -p, --passphrase-stdin, --key-file, \
+            the environment or a prompt) is handed to the agent, which unlocks the keychain for every client, as \
+            `latchkey unlock` does. Without the agent no later command can inherit an unlock: each process \
+            unlocks for itself, and this command only verifies the credential. Either way it exits 0 when the \
+            credential unlocks the keychain, 1 with OSStatus -25293 when it does not. Nothing is written. For \
             unattended use set LATCHKEY_KEY_FILE or LATCHKEY_PASSPHRASE_FILE.
             """
     )
@@ -188,12 +196,16 @@ struct UnlockKeychain: ParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
             }
-            let store = try KeychainStore.open(
-                path: path,
-                credentials: [],
-                createIfMissing: false,
-                options: keychain.storeOptions
-            )
+            let agent = try KeychainOpener.agent(serving: path)
+            let store: KeychainStore? =
+                agent != nil
+                ? nil
+                : try KeychainStore.open(
+                    path: path,
+                    credentials: [],
+                    createIfMissing: false,
+                    options: keychain.storeOptions
+                )
             var credentials = try given.credentials()
             if credentials.isEmpty { credentials = try UnlockCredential.fromEnvironment() }
             if credentials.isEmpty {
@@ -205,16 +217,20 @@ struct UnlockKeychain: ParsableCommand {
                 }
                 credentials = [.passphrase(try Terminal.readSecret(prompt: "Passphrase for \(path): "))]
             }
-            var lastError: KeychainError?
-            for credential in credentials {
-                do {
-                    try store.unlock(with: credential)
+            for (index, credential) in credentials.enumerated() {
+                do throws(KeychainError) {
+                    if let agent {
+                        _ = try agent.perform(.unlock(credential))
+                    } else if let store {
+                        try store.unlock(with: credential)
+                    }
                     return
-                } catch let error as KeychainError {
-                    lastError = error
+                } catch {
+                    // No `var` for the last error and no `catch let … as`: that sent Swift 6.3.1's
+                    // AllocBoxToStack pass into a loop that never ends.
+                    if index == credentials.count - 1 { throw error }
                 }
             }
-            if let lastError { throw lastError }
         }
     }
 }

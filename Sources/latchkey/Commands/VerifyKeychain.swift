@@ -13,7 +13,8 @@ struct VerifyKeychain: ParsableCommand {
             exits 0 when everything is sound, 65 when anything is not. Items that do not match the ledger are \
             named by class and persistent reference, never by attribute values. --accept-current-state (needs \
             the keychain unlocked) seals the items as they are now, for example after restoring one on purpose; \
-            items that do not match stay refused with errSecDecode (-26275) until then.
+            items that do not match stay refused with errSecDecode (-26275) until then. When a latchkey agent \
+            serves the keychain, the agent checks it with its own lock state (no credential is read here).
             """
     )
 
@@ -25,10 +26,15 @@ struct VerifyKeychain: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.open()
-            let report = try store.verifyIntegrity()
+            let report: IntegrityReport
+            if let agent = try KeychainOpener.agent(serving: keychain.path) {
+                report = try agent.verifyIntegrity(acceptingCurrentState: acceptCurrentState)
+            } else {
+                let store = try keychain.open()
+                report = try store.verifyIntegrity()
+                if acceptCurrentState { try store.acceptCurrentRows() }
+            }
             if acceptCurrentState {
-                try store.acceptCurrentRows()
                 FileHandle.standardError.write(Data("latchkey: the items as they are now are sealed\n".utf8))
             }
             if output.json {

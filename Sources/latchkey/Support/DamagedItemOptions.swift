@@ -18,14 +18,14 @@ struct DamagedItemOptions: ParsableArguments {
     /// The damaged items of every storable class; without `--skip-damaged`, an error naming them.
     ///
     /// - Parameters:
-    ///   - store: The open keychain.
+    ///   - service: The keychain opened in process, or the agent's client.
     ///   - includingSecrets: Whether the command reads secrets (so a damaged secret counts too).
     ///   - action: What the command would not do, for the error ("export", "dump").
     /// - Throws: `KeychainError.Code.decode` naming every damaged item, unless `--skip-damaged`.
-    func damagedItems(in store: KeychainStore, includingSecrets: Bool, action: String) throws -> [DamagedItem] {
+    func damagedItems(in service: any KeychainService, includingSecrets: Bool, action: String) throws -> [DamagedItem] {
         var damaged: [DamagedItem] = []
         for itemClass in ItemClass.storable {
-            damaged += try store.damagedItems(itemClass, includingSecrets: includingSecrets)
+            damaged += try service.damagedItems(itemClass, includingSecrets: includingSecrets)
         }
         guard !damaged.isEmpty, !skipDamaged else { return damaged }
         throw KeychainError(
