@@ -53,33 +53,34 @@ extension SecretService {
         }
     }
 
-    /// `PropertiesChanged` for the collection's `Items`.
+    /// `PropertiesChanged` for the collection's `Items`, as an invalidated property: clients that want the
+    /// list ask for it, so a write never decrypts every item's attributes to announce it.
     func emitItemsChanged() {
-        guard let all = try? items.search([:]) else { return }
         emit(
             ObjectPath.collectionPath,
             "org.freedesktop.DBus.Properties",
             "PropertiesChanged",
             [
-                .string(Self.collectionInterface),
-                .properties(["Items": .objectPaths(all.map { ObjectPath.itemPath($0.id) })]),
-                .array(element: "s", []),
+                .string(Self.collectionInterface), .properties([:]), .array(element: "s", [.string("Items")]),
             ]
         )
     }
 
-    /// The collection's properties.
-    func collectionProperties() throws(SecretServiceError) -> [String: BusValue] {
+    /// The collection's properties, or only `name` when given: `Items`, `Created` and `Modified` read every
+    /// item's attributes, so a `Get` of `Locked` or `Label` (which clients ask before each write) does not.
+    func collectionProperties(only name: String? = nil) throws(SecretServiceError) -> [String: BusValue] {
+        var properties: [String: BusValue] = [
+            "Label": .string(ObjectPath.collectionLabel),
+            "Locked": .boolean(isLocked),
+        ]
+        if let name, properties[name] != nil { return properties }
         let all = isLocked ? [] : try keychain { () throws(KeychainError) in try items.search([:]) }
         let created = all.map(\.created).min() ?? Date(timeIntervalSince1970: 0)
         let modified = all.map(\.modified).max() ?? created
-        return [
-            "Items": .objectPaths(all.map { ObjectPath.itemPath($0.id) }),
-            "Label": .string(ObjectPath.collectionLabel),
-            "Locked": .boolean(isLocked),
-            "Created": .uint64(Self.seconds(created)),
-            "Modified": .uint64(Self.seconds(modified)),
-        ]
+        properties["Items"] = .objectPaths(all.map { ObjectPath.itemPath($0.id) })
+        properties["Created"] = .uint64(Self.seconds(created))
+        properties["Modified"] = .uint64(Self.seconds(modified))
+        return properties
     }
 
     /// Seconds since 1970, as the specification's `t` dates.

@@ -16,7 +16,7 @@ extension SecretService {
             guard arguments.count == 2, let name = arguments[1].stringValue else {
                 throw .invalidArguments("Get takes (s, s).")
             }
-            guard let value = try properties(of: object, interface: interface)[name] else {
+            guard let value = try properties(of: object, interface: interface, only: name)[name] else {
                 throw .invalidArguments("No property \(name) on \(interface).")
             }
             return [.variant(value)]
@@ -36,13 +36,18 @@ extension SecretService {
         }
     }
 
-    /// The properties of `object` under `interface` ("" for all of its interfaces).
-    private func properties(of object: ObjectPath, interface: String) throws(SecretServiceError) -> [String: BusValue] {
+    /// The properties of `object` under `interface` ("" for all of its interfaces); with `only`, at least
+    /// that one (others may be left out).
+    private func properties(
+        of object: ObjectPath,
+        interface: String,
+        only name: String? = nil
+    ) throws(SecretServiceError) -> [String: BusValue] {
         switch object {
         case .service where interface.isEmpty || interface == Self.serviceInterface:
             return ["Collections": .objectPaths([ObjectPath.collectionPath])]
         case .collection where interface.isEmpty || interface == Self.collectionInterface:
-            return try collectionProperties()
+            return try collectionProperties(only: name)
         case .item(let id) where interface.isEmpty || interface == Self.itemInterface:
             return try itemProperties(id: id)
         case .unknown:
