@@ -139,11 +139,11 @@ struct LockKeychain: ParsableCommand {
         abstract: "Lock a keychain: the agent's for every client, else a no-op (nothing stays unlocked).",
         discussion: """
             When a latchkey agent serves the keychain, this locks it in the agent for every client, as \
-            `latchkey lock` does (-a too). With no agent, every latchkey process unlocks the keychain for \
-            itself (from the environment, a key file or a prompt) and forgets the keys when it exits. There is \
-            therefore no unlocked session to lock. This command then checks that the keychain exists and exits \
-            0, so scripts written for security keep working. To stop unattended access, remove the key file or \
-            passphrase file that LATCHKEY_KEY_FILE / LATCHKEY_PASSPHRASE_FILE point to.
+            `latchkey lock` does (-a too). With no daemon (no latchkey agent), every latchkey process unlocks the \
+            keychain for itself (from the environment, a key file or a prompt) and forgets the keys when it \
+            exits. There is therefore no unlocked session to lock. This command then checks that the keychain \
+            exists and exits 0, so scripts written for security keep working. To stop unattended access, remove \
+            the key file or passphrase file that LATCHKEY_KEY_FILE / LATCHKEY_PASSPHRASE_FILE point to.
             """
     )
 
