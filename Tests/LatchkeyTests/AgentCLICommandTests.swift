@@ -207,4 +207,38 @@ struct AgentCLICommandTests {
         )
         #expect(inProcess.stdout == "kept\n", "the file itself has the new passphrase: \(inProcess.stderr)")
     }
+
+    @Test func aDamagedItemIsNamedThroughTheAgentAsInProcess() throws {
+        let harness = try AgentHarness()
+        try harness.unlock()
+        for name in ["alice", "bob", "carol"] {
+            let added = try harness.latchkey(["add-generic-password", "-s", "svc", "-a", name, "-w", "\(name)-secret"])
+            try #require(added.status == 0, "\(added.stderr)")
+        }
+        // One byte of bob's stored secret flipped behind the agent's back (another SQLite connection).
+        let database = harness.keychain.path
+        let rows = try ReliabilityTests.sqlite3(
+            database,
+            "SELECT id, hex(persistref), hex(secret) FROM genp ORDER BY id"
+        )
+        .split(separator: "\n").map { $0.split(separator: "|").map(String.init) }
+        try #require(rows.count == 3 && rows[1].count == 3, "\(rows)")
+        var secret = Array(rows[1][2])
+        let nibble = try #require(Int(String(secret[secret.count / 2]), radix: 16))
+        secret[secret.count / 2] = Character(String(nibble ^ 1, radix: 16, uppercase: true))
+        _ = try ReliabilityTests.sqlite3(
+            database,
+            "UPDATE genp SET secret = X'\(String(secret))' WHERE id = \(rows[1][0])"
+        )
+        let reference = "67656e70" + rows[1][1].lowercased()
+
+        for arguments in [["dump-keychain", "-d"], ["dump-keychain", "-d", "--skip-damaged"]] {
+            let agent = try harness.latchkey(arguments, extra: Self.throughAgent)
+            let local = try harness.latchkey(arguments, extra: Self.inProcess)
+            #expect(agent.status == (arguments.count == 2 ? 1 : 65), "\(arguments): \(agent.stderr)")
+            #expect(agent.stderr.contains(reference), "the agent names the damaged item: \(agent.stderr)")
+            #expect(agent.status == local.status && agent.stderr == local.stderr, "\(agent.stderr) / \(local.stderr)")
+            #expect(agent.stdoutData == local.stdoutData)
+        }
+    }
 }

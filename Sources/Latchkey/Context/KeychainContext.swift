@@ -24,8 +24,10 @@ public final class KeychainContext: Sendable {
     /// The in-process store behind `service`, when the keychain is opened in this process.
     ///
     /// For an agent's context this is the default keychain opened in this process on first use (`nil`
-    /// when that fails), for the faces that still need a file rather than a service (the typed `Keychain`
-    /// and `LatchkeyTokens`); they then see this process's lock state, not the agent's.
+    /// when that fails), for code that asks for a file rather than a service (`Keychain.defaultStore()`,
+    /// `Keychain.resolvedStore()`); it then sees this process's lock state, not the agent's. The faces
+    /// themselves (the typed `Keychain`, its observation and readiness, `SecItem*`, `LatchkeyTokens`) use
+    /// `service`.
     public var store: KeychainStore? {
         switch backing {
         case .store(let store): store

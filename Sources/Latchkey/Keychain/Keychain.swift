@@ -164,8 +164,8 @@ public struct Keychain: Sendable, CustomStringConvertible {
     /// A copy that sends its operations to `keychainService`: an `AgentClient` (the per-user agent) or a
     /// `KeychainStore`.
     ///
-    /// Values, listing and removal go through the service; observation, readiness and migrations need a
-    /// keychain opened in process and fail with `notAvailable` on an agent's client (see `resolvedStore()`).
+    /// Values, listing, removal, observation (`changes(forKey:)`, `lockStateUpdates()`), readiness and
+    /// migrations all go through the service: with an agent's client they follow the agent's lock state.
     public func keychainService(_ keychainService: any KeychainService) -> Keychain {
         var copy = self
         if let store = keychainService as? KeychainStore {
@@ -192,8 +192,10 @@ public struct Keychain: Sendable, CustomStringConvertible {
 
     /// The keychain file this keychain uses, opening the process-wide default one on first use.
     ///
-    /// Observation, readiness and migrations use it: in a process whose context is the per-user agent,
-    /// the default keychain is then opened in process, with this process's own lock state.
+    /// Nothing of the typed API needs it any more (observation, readiness and migrations go through
+    /// `resolvedService()`); it is for code that wants the `KeychainStore` itself. In a process whose
+    /// context is the per-user agent, the default keychain is then opened in process, with this process's own
+    /// lock state.
     ///
     /// - Throws: `KeychainError` from `KeychainStore.open` when the default keychain cannot be opened;
     ///   `notAvailable` when this keychain was given an agent's client (`keychainService(_:)`).
@@ -205,8 +207,8 @@ public struct Keychain: Sendable, CustomStringConvertible {
             if let store = service as? KeychainStore { return store }
             throw KeychainError(
                 .notAvailable,
-                "This keychain goes through the per-user agent: observation, readiness and migrations need the "
-                    + "keychain opened in process."
+                "This keychain goes through the per-user agent: it has no keychain opened in process; use "
+                    + "resolvedService()."
             )
         }
     }
