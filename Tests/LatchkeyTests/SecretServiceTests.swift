@@ -4,6 +4,10 @@ import Latchkey
 import LatchkeySecretService
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `latchkey agent --secret-service` on a private session bus, driven by real Secret Service clients:
 /// Debian's `secret-tool` (libsecret, which opens a `dh-ietf1024-sha256-aes128-cbc-pkcs7` session) and
 /// python's `secretstorage` (its own Diffie-Hellman over jeepney, plus a `plain` session, properties and
@@ -124,6 +128,49 @@ struct SecretServiceTests {
         #expect(looked.stdout == "kr-secret", "\(looked.stderr)")
     }
 
+    @Test func agentKilledMidCreateItemLosesNoAcknowledgedItem() throws {
+        let harness = try SecretServiceHarness()
+        let python = try #require(
+            SecretServiceTests.pythonWithSecretStorage,
+            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
+        )
+        let writer = """
+            import secretstorage
+            connection = secretstorage.dbus_init()
+            collection = secretstorage.get_default_collection(connection)
+            for n in range(100000):
+                collection.create_item('crash %d' % n, {'service': 'crash.example', 'n': str(n)}, b'value %d' % n)
+                print(n, flush=True)
+            """
+        let client = try BuiltExecutable.spawn(["-c", writer], environment: harness.environment, executable: python)
+        #expect(client.waitForLines(25, timeout: 120), "the writer did not get 25 items acknowledged")
+        harness.agent.kill(SIGKILL)
+        let finished = client.waitForExit(timeout: 60)
+        #expect(finished.status != 0, "the writer must fail once the agent is gone")
+        let acknowledged = finished.stdoutLines.compactMap { Int($0) }
+        #expect(acknowledged.count >= 25)
+
+        // The bus releases the dead agent's name when it notices the closed connection: wait for that event.
+        let released = try harness.run(python, ["-c", Self.waitForReleasedName])
+        #expect(released.stdout == "released\n", "\(released.stderr)")
+        let restarted = try harness.startAnotherAgent()
+        defer { restarted.kill(SIGKILL) }
+        try harness.unlock()
+        let reader = """
+            import secretstorage, sys
+            connection = secretstorage.dbus_init()
+            missing = []
+            for n in sys.argv[1:]:
+                found = list(secretstorage.search_items(connection, {'service': 'crash.example', 'n': n}))
+                if len(found) != 1 or found[0].get_secret() != b'value ' + n.encode():
+                    missing.append(n)
+            print('missing', ' '.join(missing))
+            """
+        let checked = try harness.run(python, ["-c", reader] + acknowledged.map(String.init))
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(checked.stdout == "missing \n", "acknowledged items lost: \(checked.stdout)")
+    }
+
     @Test func secondServiceOnTheSameBusIsRefused() throws {
         let harness = try SecretServiceHarness(unlock: false)
         let second = TemporaryKeychain()
@@ -219,6 +266,22 @@ struct SecretServiceTests {
         )
         return checked?.status == 0 ? candidate : nil
     }()
+
+    /// Returns once `org.freedesktop.secrets` has no owner (at once, or at its `NameOwnerChanged`).
+    static let waitForReleasedName = """
+        from jeepney.bus_messages import MatchRule, message_bus
+        from jeepney.io.blocking import open_dbus_connection, Proxy
+        connection = open_dbus_connection(bus='SESSION')
+        bus = Proxy(message_bus, connection)
+        rule = MatchRule(type='signal', sender='org.freedesktop.DBus', member='NameOwnerChanged')
+        rule.add_arg_condition(0, 'org.freedesktop.secrets')
+        bus.AddMatch(rule)
+        with connection.filter(rule) as queue:
+            if bus.NameHasOwner('org.freedesktop.secrets')[0]:
+                while connection.recv_until_filtered(queue, timeout=60).body[2] != '':
+                    pass
+        print('released')
+        """
 
     /// Drives the service with secretstorage (DH sessions) and jeepney (a plain session, Introspect, a
     /// signal subscription); prints "ok <check>" per check.

@@ -66,7 +66,21 @@ final class SecretServiceHarness: @unchecked Sendable {
         }
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
-        agent = try BuiltExecutable.spawn(["agent", "--foreground", "--secret-service"], environment: environment)
+        agent = try Self.spawnAgent(environment: environment, sourceLocation: sourceLocation)
+        if unlock { try self.unlock(sourceLocation: sourceLocation) }
+    }
+
+    /// Starts another agent with `--secret-service` on the harness's bus and keychain (after the first one
+    /// died), waiting for its two ready lines. The caller stops it.
+    func startAnotherAgent(sourceLocation: SourceLocation = #_sourceLocation) throws -> RunningProcess {
+        try Self.spawnAgent(environment: environment, sourceLocation: sourceLocation)
+    }
+
+    private static func spawnAgent(
+        environment: [String: String],
+        sourceLocation: SourceLocation
+    ) throws -> RunningProcess {
+        let agent = try BuiltExecutable.spawn(["agent", "--foreground", "--secret-service"], environment: environment)
         let lines = agent.waitForLines(2, timeout: 60) ? agent.stdoutLines : []
         guard lines.count >= 2, lines[1] == "secret-service ready org.freedesktop.secrets" else {
             let finished = agent.waitForExit(timeout: 10)
@@ -76,7 +90,7 @@ final class SecretServiceHarness: @unchecked Sendable {
             )
             throw SecretServiceHarnessError.notReady
         }
-        if unlock { try self.unlock(sourceLocation: sourceLocation) }
+        return agent
     }
 
     deinit {
