@@ -116,6 +116,12 @@ struct OperationWireTests {
         .unlock(.passphrase(SecretData(string: "correct horse 🐎 battery"))),
         .unlock(.keyFile(SecretData(Data(repeating: 1, count: 32)))),
         .lock, .accessGroups, .changeCounter,
+        .damagedItems(.internetPassword, includingSecrets: true), .damagedItems(.key, includingSecrets: false),
+        .verifyIntegrity(acceptingCurrentState: true), .verifyIntegrity(acceptingCurrentState: false),
+        .changeCredential(
+            current: .passphrase(SecretData(string: "old ✓")),
+            new: .keyFile(SecretData(Data(repeating: 3, count: 32)))
+        ),
     ]
 
     static let foundItem = FoundItem(
@@ -154,6 +160,11 @@ struct OperationWireTests {
         .batch([.count(0)]),
         .batch([]),
         .batch([.batch([.items([foundItem]), .batch([.exists(false)])]), .restored(.added)]),
+        .damagedItems([]),
+        .damagedItems([
+            DamagedItem(itemClass: .key, persistentReference: Data(repeating: 5, count: 20)),
+            DamagedItem(itemClass: .genericPassword, persistentReference: Data()),
+        ]),
     ]
 
     @Test(arguments: operations) func operationsRoundTrip(_ operation: KeychainOperation) throws {
@@ -215,6 +226,25 @@ struct OperationWireTests {
         #expect(find.count < 40, "a find by service and account takes \(find.count) bytes")
         let answer = try KeychainWireCodec.encode(.success(.items([Self.foundItem])))
         #expect(answer.count < 60, "a one-item answer takes \(answer.count) bytes")
+    }
+
+    /// An integrity report (which has no public initializer) from a real store travels whole.
+    @Test func anIntegrityReportRoundTrips() throws {
+        let keychain = TemporaryKeychain()
+        let store = try keychain.open()
+        _ = try store.perform(
+            .add(NewItem(.genericPassword, attributes: [.service: .string("i")], data: SecretData(string: "x")))
+        )
+        let outcome = try store.perform(.verifyIntegrity(acceptingCurrentState: false))
+        guard case .integrity = outcome else {
+            Issue.record("verifyIntegrity answered \(outcome)")
+            return
+        }
+        #expect(try KeychainWireCodec.decodeOutcome(KeychainWireCodec.encode(.success(outcome))) == outcome)
+        #expect(
+            try KeychainWireCodec.decodeOutcome(KeychainWireCodec.encode(.success(.batch([outcome]))))
+                == .batch([outcome])
+        )
     }
 
     @Test func aStoreExecutesDecodedOperations() throws {
