@@ -128,6 +128,44 @@ struct SecretServiceTests {
         #expect(looked.stdout == "kr-secret", "\(looked.stderr)")
     }
 
+    @Test func gitCredentialLibsecretStoresAndReadsAGitPassword() throws {
+        let harness = try SecretServiceHarness()
+        let git = try Peer.require("git", package: "git")
+        let compiler = try Peer.require("gcc", package: "gcc")
+        let pkgConfig = try Peer.require("pkg-config", package: "pkg-config")
+        let source = "/usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c"
+        try #require(FileManager.default.fileExists(atPath: source), "peer \(source) missing: install git")
+        let flags = try harness.run(pkgConfig, ["--cflags", "--libs", "libsecret-1", "glib-2.0"])
+        try #require(flags.status == 0, "peer libsecret-1 missing: install libsecret-1-dev (\(flags.stderr))")
+        // git's contrib helper, built as its Makefile does.
+        let helper = harness.keychain.directory + "/git-credential-libsecret"
+        let built = try harness.run(
+            compiler,
+            ["-O2", "-o", helper, source]
+                + flags.stdout.split(separator: " ").map {
+                    $0.trimmingCharacters(in: .whitespacesAndNewlines)
+                }.filter { !$0.isEmpty }
+        )
+        try #require(built.status == 0, "building git-credential-libsecret: \(built.stderr)")
+        let gitArguments = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)", "credential"]
+        let request = "protocol=https\nhost=git.example.com\n"
+        let approved = try harness.run(
+            git,
+            gitArguments + ["approve"],
+            input: request + "username=alice\npassword=g1t-secret\n\n"
+        )
+        #expect(approved.status == 0, "\(approved.stderr)")
+        let filled = try harness.run(git, gitArguments + ["fill"], input: request + "\n")
+        #expect(filled.status == 0, "\(filled.stderr)")
+        #expect(filled.stdout.contains("username=alice\npassword=g1t-secret\n"), "\(filled.stdout)")
+        // The helper's attributes are not service/username: found by reading the candidates' attributes.
+        let looked = try harness.secretTool(["lookup", "server", "git.example.com", "user", "alice"])
+        #expect(looked.stdout == "g1t-secret", "\(looked.stderr)")
+        let rejected = try harness.run(git, gitArguments + ["reject"], input: request + "username=alice\n\n")
+        #expect(rejected.status == 0, "\(rejected.stderr)")
+        #expect(try harness.secretTool(["lookup", "server", "git.example.com", "user", "alice"]).status == 1)
+    }
+
     @Test func agentKilledMidCreateItemLosesNoAcknowledgedItem() throws {
         let harness = try SecretServiceHarness()
         let python = try #require(

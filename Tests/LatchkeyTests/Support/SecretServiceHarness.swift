@@ -114,9 +114,12 @@ final class SecretServiceHarness: @unchecked Sendable {
         try CLIRunner.run(secretToolPath, arguments, environment: environment, input: input.map { Data($0.utf8) })
     }
 
-    /// Runs `program` (another peer) on the private bus.
-    func run(_ program: String, _ arguments: [String]) throws -> CLIRunner.Result {
-        try CLIRunner.run(program, arguments, environment: environment)
+    /// Runs `program` (another peer) on the private bus, without a terminal to prompt on.
+    func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+        var environment = environment
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        return try CLIRunner.run(program, arguments, environment: environment, input: input.map { Data($0.utf8) })
     }
 }
 
