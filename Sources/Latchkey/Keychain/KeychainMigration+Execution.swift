@@ -46,11 +46,10 @@ extension KeychainMigration {
         "A migration must stay within one keychain file to be atomic; the source and destination keychains use different files."
     )
 
-    /// Whether two services are the same keychain: one object, or clients of one agent serving one file.
+    /// Whether two services are clients of one agent serving one keychain file.
     private static func sameKeychain(_ lhs: any KeychainService, _ rhs: any KeychainService) -> Bool {
-        if let lhs = lhs as? AnyObject, let rhs = rhs as? AnyObject, lhs === rhs { return true }
         guard let lhs = lhs as? AgentClient, let rhs = rhs as? AgentClient else { return false }
-        return lhs.socketPath == rhs.socketPath && lhs.welcome.keychain == rhs.welcome.keychain
+        return lhs === rhs || (lhs.socketPath == rhs.socketPath && lhs.welcome.keychain == rhs.welcome.keychain)
     }
 
     /// Migrates every source item inside `transaction`; returns one entry per source item.
