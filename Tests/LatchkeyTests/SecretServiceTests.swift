@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import Latchkey
-import LatchkeySecretService
 import Testing
+
+@testable import LatchkeySecretService
 
 #if canImport(Glibc)
 import Glibc
@@ -232,6 +233,46 @@ struct SecretServiceTests {
         #expect(finished.status == 1)
         #expect(finished.stderr.contains("org.freedesktop.secrets is already owned"), "\(finished.stderr)")
         #expect(!finished.stdout.contains("secret-service ready"))
+    }
+
+    @Test func agentWithoutSessionBusRefusesTheSecretService() throws {
+        let keychain = TemporaryKeychain()
+        var environment = CLIRunner.environment(keychain)
+        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+        environment["XDG_RUNTIME_DIR"] = keychain.directory + "/run"
+        try FileManager.default.createDirectory(
+            atPath: keychain.directory + "/run",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        let created = try CLIRunner.latchkey(["create-keychain", "--kdf-cost", "testing"], environment: environment)
+        #expect(created.status == 0, "\(created.stderr)")
+        let refused = try BuiltExecutable.spawn(["agent", "--secret-service"], environment: environment)
+        let finished = refused.waitForExit(timeout: 60)
+        #expect(finished.status == 1)
+        #expect(finished.stderr.contains("DBUS_SESSION_BUS_ADDRESS is not set"), "\(finished.stderr)")
+    }
+
+    @Test(arguments: [
+        ("/org/freedesktop/secrets", ObjectPath.service),
+        ("/org/freedesktop/secrets/collection/login", .collection),
+        ("/org/freedesktop/secrets/aliases/default", .collection),
+        ("/org/freedesktop/secrets/collection/login/67656e70ab", .item("67656e70ab")),
+        ("/org/freedesktop/secrets/aliases/default/67656e70ab", .item("67656e70ab")),
+        ("/org/freedesktop/secrets/session/s1", .session("s1")),
+        ("/org/freedesktop/secrets/collection/other", .unknown),
+        ("/org/freedesktop/secrets/collection/login/a/b", .unknown),
+        ("/org/freedesktop/secretsx", .unknown),
+    ])
+    func objectPathsNameTheSpecificationsObjects(_ path: String, _ expected: ObjectPath) {
+        #expect(ObjectPath(path) == expected)
+    }
+
+    @Test(arguments: [
+        ("67656e70ab", Data([0x67, 0x65, 0x6e, 0x70, 0xab]) as Data?), ("6", nil), ("zz", nil), ("", nil),
+    ])
+    func itemIdentifiersAreHexPersistentReferences(_ id: String, _ expected: Data?) {
+        #expect(SecretItemStore.reference(from: id) == expected)
     }
 
     @Test func diffieHellmanAgreesWithAnIndependentComputation() throws {
