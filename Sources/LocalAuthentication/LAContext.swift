@@ -19,7 +19,8 @@ import Synchronization
 ///   effect. Through the per-user agent it is sent with each keychain request and honoured by the agent,
 ///   which confirms presence with its own prompter and does not ask the same executable again within it
 ///   (docs/agent.md, "User presence"); an evaluation of this context in the client process is then not
-///   used by the keychain (any process could claim one).
+///   used by the keychain (any process could claim one). Pinned by
+///   `AgentPresenceTests.aSecondReadWithinTheReuseDurationIsNotPromptedOnTheAgentsClock`.
 open class LAContext: NSObject, @unchecked Sendable {
     // SAFETY: every mutable property lives in `state`, a Mutex; subclasses that add state must
     // synchronize it themselves.
