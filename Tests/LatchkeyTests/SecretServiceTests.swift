@@ -70,6 +70,18 @@ struct SecretServiceTests {
         #expect(found.stdout == "t0ken\n")
         let shown = try harness.latchkey(["find-generic-password", "-s", "api.example.com", "-a", "bob"])
         #expect(shown.stdout.contains("API"), "\(shown.stdout)")
+        // The same file opened in process, with the group, dumps it (attribute map in gena, digest in vwht).
+        let dumped = try CLIRunner.latchkey(
+            ["dump-keychain"],
+            environment: harness.environment.merging([
+                "LATCHKEY_AGENT": "off", "LATCHKEY_PASSPHRASE": SecretServiceHarness.passphrase,
+                "LATCHKEY_ACCESS_GROUPS": SecretServiceBackend.accessGroup,
+            ]) { _, new in new }
+        )
+        #expect(dumped.status == 0, "\(dumped.stderr)")
+        #expect(dumped.stdout.contains("\"svce\"=<blob>=\"api.example.com\""), "\(dumped.stdout)")
+        #expect(dumped.stdout.contains("\"agrp\"=<blob>=\"org.freedesktop.secrets\""), "\(dumped.stdout)")
+        #expect(dumped.stdout.contains("\"vwht\"=<blob>=\"secret-service:"), "\(dumped.stdout)")
     }
 
     @Test func lockedKeychainAnswersIsLockedUntilUnlocked() throws {
