@@ -113,7 +113,7 @@ struct SecretServiceTests {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         for check in [
             "unlocked", "created", "found", "dh secret", "attributes", "label set", "signal ItemCreated",
-            "plain secret", "no session", "introspected", "deleted",
+            "plain secret", "no session", "set secret", "attributes set", "introspected", "deleted",
         ] {
             #expect(result.stdout.contains("ok \(check)\n"), "\(check): \(result.stdout)\n\(result.stderr)")
         }

@@ -108,6 +108,13 @@ extension SecretServiceTests {
             assert 'NoSession' in str(getattr(error, 'name', error)), error
             print('ok no session')
 
+        item.set_secret(b'changed')
+        assert item.get_secret() == b'changed'
+        print('ok set secret')
+        item.set_attributes({'application': 'pytest', 'service': 'py.example', 'username': 'carol', 'extra': '1'})
+        assert [f.item_path for f in secretstorage.search_items(connection, {'extra': '1'})] == [item.item_path]
+        print('ok attributes set')
+
         introspect = new_method_call(
             DBusAddress(SS_PATH, bus_name='org.freedesktop.secrets', interface='org.freedesktop.DBus.Introspectable'),
             'Introspect')
