@@ -281,6 +281,18 @@ struct SecretServiceTests {
     }
 
     @Test(arguments: [
+        (BusValue.stringDictionary(["service": "s"]), "a{ss}"),
+        (.properties(["Label": .string("l")]), "a{sv}"),
+        (.objectPaths(["/"]), "ao"),
+        (.structure([.objectPath("/"), .bytes(Data()), .bytes(Data([1])), .string("text/plain")]), "(oayays)"),
+        (.dictionary(key: "o", value: "(oayays)", []), "a{o(oayays)}"),
+        (.variant(.bytes(Data([2]))), "v"),
+    ])
+    func busValuesCarryTheSpecificationsSignatures(_ value: BusValue, _ signature: String) {
+        #expect(value.signature == signature)
+    }
+
+    @Test(arguments: [
         ("67656e70ab", Data([0x67, 0x65, 0x6e, 0x70, 0xab]) as Data?), ("6", nil), ("zz", nil), ("", nil),
     ])
     func itemIdentifiersAreHexPersistentReferences(_ id: String, _ expected: Data?) {
