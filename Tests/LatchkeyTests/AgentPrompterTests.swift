@@ -120,6 +120,27 @@ struct AgentPrompterTests {
         #expect(pinned.status == 0, "a grant pinned with --pin-content applies: \(pinned.stderr)")
     }
 
+    @Test func contentHashesAreCachedUntilTheFileChanges() throws {
+        let scratch = TemporaryKeychain()
+        let file = scratch.directory + "/tool"
+        try FileManager.default.copyItem(atPath: BuiltExecutable.latchkey, toPath: file)
+        let hashes = ContentHashes()
+        let clock = ContinuousClock()
+        var first: String?
+        let cold = clock.measure { first = hashes.digest(ofFile: file) }
+        var second: String?
+        let cached = clock.measure { second = hashes.digest(ofFile: file) }
+        #expect(first != nil && first == second)
+        #expect(hashes.hashedFiles == 1, "the second digest comes from the cache (cold \(cold), cached \(cached))")
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0]))
+        try handle.close()
+        let changed = hashes.digest(ofFile: file)
+        #expect(hashes.hashedFiles == 2, "a written file is hashed again")
+        #expect(changed != first)
+    }
+
     @Test func unlockTakesThePassphraseFromPinentryWhenLatchkeyPinentryIsSet() throws {
         let scratch = TemporaryKeychain()
         let pinentry = try ScriptedPinentry(directory: scratch.directory)
