@@ -20,6 +20,11 @@ extension AgentServer {
         ledgerMemory.record(store)
     }
 
+    /// The lock state now and after every change (any client's unlock or lock, the idle lock).
+    package func lockStateUpdates() -> AsyncStream<LockState> {
+        store.lockStateUpdates()
+    }
+
     /// Restarts the idle time for a request that did not come through the socket.
     package func noteInProcessRequest() {
         noteRequest()

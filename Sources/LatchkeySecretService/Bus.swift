@@ -40,6 +40,9 @@ final class Bus: @unchecked Sendable {
     private var bus: OpaquePointer?
     private weak var handler: (any BusHandler)?
     private var disconnected: ((String) -> Void)?
+    private var woken: (() -> Void)?
+    /// An eventfd that `wake()` writes, so another thread can make the bus thread run `woken`.
+    private let wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
     private let logger: Logger
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/user/1000/bus`).
@@ -47,6 +50,9 @@ final class Bus: @unchecked Sendable {
     /// - Throws: `SecretServiceError.failed` naming the address when the bus cannot be reached.
     init(address: String, logger: Logger) throws(SecretServiceError) {
         self.logger = logger
+        if let failure = latchkey_systemd_load_error() {
+            throw .failed("The Secret Service needs libsystemd.so.0 (Debian: libsystemd0): \(String(cString: failure)).")
+        }
         var created: OpaquePointer?
         try Self.check(sd_bus_new(&created), "create a bus connection")
         bus = created
@@ -57,6 +63,18 @@ final class Bus: @unchecked Sendable {
 
     deinit {
         if let bus { sd_bus_flush_close_unref(bus) }
+        if wakeDescriptor >= 0 { close(wakeDescriptor) }
+    }
+
+    /// Runs `body` on the bus thread after each `wake()`.
+    func onWake(_ body: @escaping () -> Void) {
+        woken = body
+    }
+
+    /// Makes the bus thread run the `onWake` handler soon; callable from any thread.
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
     }
 
     /// Serves every call under `prefix` with `handler` (held weakly: the caller keeps it alive).
@@ -120,15 +138,42 @@ final class Bus: @unchecked Sendable {
                 return
             }
             if processed > 0 { continue }
-            let waited = sd_bus_wait(bus, UInt64.max)
-            if waited < 0 && waited != -EINTR {
-                logger.error(
-                    "secret service: waiting on the bus failed",
-                    metadata: ["error": "\(String(cString: strerror(-waited)))"]
-                )
-                return
-            }
+            guard waitForWork() else { return }
         }
+    }
+
+    /// Waits for the bus's descriptor, its next timeout or a `wake()`; runs `woken` after a wake. Returns
+    /// false when waiting is impossible (the connection is gone).
+    private func waitForWork() -> Bool {
+        let events = sd_bus_get_events(bus)
+        guard events >= 0 else {
+            logger.error("secret service: the bus connection ended", metadata: ["error": "\(-events)"])
+            return false
+        }
+        var descriptors = [
+            pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: events), revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        var deadline: UInt64 = 0
+        var timeout: Int32 = -1
+        if sd_bus_get_timeout(bus, &deadline) >= 0, deadline != UInt64.max {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            let remaining = deadline > nowMicroseconds ? (deadline - nowMicroseconds + 999) / 1000 : 0
+            timeout = Int32(min(remaining, UInt64(Int32.max)))
+        }
+        let ready = poll(&descriptors, 2, timeout)
+        if ready < 0 && errno != EINTR {
+            logger.error("secret service: waiting on the bus failed", metadata: ["error": "\(errno)"])
+            return false
+        }
+        if descriptors[1].revents & Int16(POLLIN) != 0 {
+            var count: UInt64 = 0
+            _ = read(wakeDescriptor, &count, MemoryLayout<UInt64>.size)
+            woken?()
+        }
+        return true
     }
 
     /// Emits a signal (on the bus thread, from inside a handler).

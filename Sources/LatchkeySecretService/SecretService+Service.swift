@@ -30,16 +30,7 @@ extension SecretService {
                 throw .invalidArguments("Lock takes ao.")
             }
             backend.lock()
-            emit(
-                ObjectPath.collectionPath,
-                "org.freedesktop.DBus.Properties",
-                "PropertiesChanged",
-                [
-                    .string("org.freedesktop.Secret.Collection"),
-                    .properties(["Locked": .boolean(true)]),
-                    .array(element: "s", []),
-                ]
-            )
+            announceLockState()
             return [.objectPaths([ObjectPath.collectionPath]), .objectPath(ObjectPath.none)]
         case "GetSecrets":
             guard arguments.count == 2, let paths = arguments[0].objectPathsValue,

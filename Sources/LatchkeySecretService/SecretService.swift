@@ -31,6 +31,8 @@ public final class SecretService: @unchecked Sendable {
     private let bus: Bus
     var sessions: [String: SecretSession] = [:]
     var sessionOrder: [String] = []
+    /// The `Locked` value clients last heard.
+    var announcedLocked = true
     private var nextSession = 1
 
     private init(backend: SecretServiceBackend, bus: Bus, logger: Logger) {
@@ -58,6 +60,12 @@ public final class SecretService: @unchecked Sendable {
         let service = SecretService(backend: backend, bus: bus, logger: logger)
         try bus.serve(prefix: ObjectPath.servicePath, handler: service)
         try bus.onDisconnect { [weak service] name in service?.closeSessions(of: name) }
+        service.announcedLocked = service.isLocked
+        bus.onWake { [weak service] in service?.announceLockState() }
+        if let updates = backend.lockStateUpdates {
+            let stream = updates()
+            Task { for await _ in stream { bus.wake() } }
+        }
         try bus.requestName(busName)
         bus.run()
         logger.info("secret service started", metadata: ["name": "\(busName)"])
@@ -97,6 +105,28 @@ public final class SecretService: @unchecked Sendable {
             sessions[sessionOrder.removeFirst()] = nil
         }
         return path
+    }
+
+    /// Emits `PropertiesChanged` (`Locked`) on the collection and `CollectionChanged` when the lock state
+    /// changed since clients last heard it (on the bus thread).
+    func announceLockState() {
+        let locked = isLocked
+        guard locked != announcedLocked else { return }
+        announcedLocked = locked
+        emit(
+            ObjectPath.collectionPath,
+            "org.freedesktop.DBus.Properties",
+            "PropertiesChanged",
+            [
+                .string(Self.collectionInterface), .properties(["Locked": .boolean(locked)]), .array(element: "s", []),
+            ]
+        )
+        emit(
+            ObjectPath.servicePath,
+            Self.serviceInterface,
+            "CollectionChanged",
+            [.objectPath(ObjectPath.collectionPath)]
+        )
     }
 
     /// Closes every session of a client that left the bus.

@@ -20,6 +20,8 @@ public struct SecretServiceBackend: Sendable {
     public var willHandleRequest: @Sendable () -> Void
     /// Called after each committed write (the agent remembers its ledger state).
     public var didWrite: @Sendable () -> Void
+    /// The lock state now and after every change, so that clients hear `Locked` change; `nil` for none.
+    public var lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)?
 
     /// A backend.
     ///
@@ -29,17 +31,20 @@ public struct SecretServiceBackend: Sendable {
     ///   - lock: Locks the agent's keychain.
     ///   - willHandleRequest: Called before each request.
     ///   - didWrite: Called after each committed write.
+    ///   - lockStateUpdates: The lock state's changes, or `nil`.
     public init(
         keychain: any KeychainService,
         lockState: @escaping @Sendable () -> LockState,
         lock: @escaping @Sendable () -> Void,
         willHandleRequest: @escaping @Sendable () -> Void = {},
-        didWrite: @escaping @Sendable () -> Void = {}
+        didWrite: @escaping @Sendable () -> Void = {},
+        lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)? = nil
     ) {
         self.keychain = keychain
         self.lockState = lockState
         self.lock = lock
         self.willHandleRequest = willHandleRequest
         self.didWrite = didWrite
+        self.lockStateUpdates = lockStateUpdates
     }
 }

@@ -103,6 +103,26 @@ struct SecretServiceTests {
         #expect(looked.stdout == "pw", "\(looked.stderr)")
     }
 
+    @Test func lockAndUnlockOfTheAgentAreAnnouncedOnTheBus() throws {
+        let harness = try SecretServiceHarness()
+        let python = try #require(
+            SecretServiceTests.pythonWithSecretStorage,
+            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
+        )
+        let watcher = try BuiltExecutable.spawn(
+            ["-c", Self.lockedWatcherScript],
+            environment: harness.environment,
+            executable: python
+        )
+        defer { watcher.kill(SIGKILL) }
+        try #require(watcher.waitForLines(1, timeout: 60), "the watcher did not subscribe")
+        #expect(try harness.latchkey(["lock"]).status == 0)
+        #expect(watcher.waitForLines(2, timeout: 60))
+        try harness.unlock()
+        #expect(watcher.waitForLines(3, timeout: 60))
+        #expect(watcher.stdoutLines == ["watching", "Locked True", "Locked False"])
+    }
+
     @Test func secretStorageUsesPropertiesSignalsAndBothSessionAlgorithms() throws {
         let harness = try SecretServiceHarness()
         let python = try #require(

@@ -20,7 +20,8 @@ enum AgentSecretService {
                 keychain: server.inProcessService(accessGroups: [SecretServiceBackend.accessGroup]),
                 lockState: { server.lockState },
                 lock: { server.lockForEveryone() },
-                willHandleRequest: { server.noteInProcessRequest() }
+                willHandleRequest: { server.noteInProcessRequest() },
+                lockStateUpdates: { server.lockStateUpdates() }
             )
             let service = try SecretService.start(
                 backend: backend,

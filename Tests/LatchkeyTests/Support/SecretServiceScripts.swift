@@ -42,6 +42,22 @@ extension SecretServiceTests {
         return checked?.status == 0 ? candidate : nil
     }()
 
+    /// Prints "watching" once subscribed, then "Locked <value>" for the login collection's next two
+    /// `PropertiesChanged` signals.
+    static let lockedWatcherScript = """
+        from jeepney.bus_messages import MatchRule, message_bus
+        from jeepney.io.blocking import open_dbus_connection, Proxy
+        connection = open_dbus_connection(bus='SESSION')
+        rule = MatchRule(type='signal', interface='org.freedesktop.DBus.Properties', member='PropertiesChanged',
+                         path='/org/freedesktop/secrets/collection/login')
+        Proxy(message_bus, connection).AddMatch(rule)
+        with connection.filter(rule, bufsize=10) as queue:
+            print('watching', flush=True)
+            for _ in range(2):
+                signal = connection.recv_until_filtered(queue, timeout=60)
+                print('Locked', signal.body[1]['Locked'][1], flush=True)
+        """
+
     /// Returns once `org.freedesktop.secrets` has no owner (at once, or at its `NameOwnerChanged`).
     static let waitForReleasedName = """
         from jeepney.bus_messages import MatchRule, message_bus
