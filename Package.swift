@@ -74,8 +74,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .systemLibrary(name: "CLatchkeyOpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // sd-bus and libcrypto's BN are bound with dlopen on first use, not linked (see their headers): only
+        // `latchkey agent --secret-service` needs them, and linking them slowed every `latchkey` process.
+        // Their headers come from Debian's libsystemd-dev and libssl-dev (.ci/run installs them).
+        .target(name: "CSystemdBus"),
+        .target(name: "CLatchkeyOpenSSL"),
         .target(
             name: "LatchkeySecretService",
             dependencies: [

@@ -51,7 +51,9 @@ final class Bus: @unchecked Sendable {
     init(address: String, logger: Logger) throws(SecretServiceError) {
         self.logger = logger
         if let failure = latchkey_systemd_load_error() {
-            throw .failed("The Secret Service needs libsystemd.so.0 (Debian: libsystemd0): \(String(cString: failure)).")
+            throw .failed(
+                "The Secret Service needs libsystemd.so.0 (Debian: libsystemd0): \(String(cString: failure))."
+            )
         }
         var created: OpaquePointer?
         try Self.check(sd_bus_new(&created), "create a bus connection")

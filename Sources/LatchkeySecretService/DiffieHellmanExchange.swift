@@ -63,7 +63,9 @@ public struct DiffieHellmanExchange: Sendable {
     /// `(g^x mod p, peer^x mod p)`: the public key (unpadded) and the shared secret padded to 128 bytes.
     static func compute(peer: Data, privateBytes: Data) throws(SecretServiceError) -> (Data, [UInt8]) {
         if let failure = latchkey_libcrypto_load_error() {
-            throw .failed("The dh-ietf1024 session needs libcrypto.so.3 (Debian: libssl3): \(String(cString: failure)).")
+            throw .failed(
+                "The dh-ietf1024 session needs libcrypto.so.3 (Debian: libssl3): \(String(cString: failure))."
+            )
         }
         guard let context = BN_CTX_new() else { throw .failed("OpenSSL could not allocate a BN_CTX.") }
         defer { BN_CTX_free(context) }
