@@ -3,12 +3,12 @@ import Foundation
 /// The line format of the Assuan protocol that pinentry speaks (libassuan's documentation, "Client
 /// requests" and "Server responses"): one command or response per line of at most 1000 bytes, the
 /// characters `%`, CR and LF of a parameter written as `%25`, `%0D`, `%0A`.
-enum Assuan {
+package enum Assuan {
     /// The longest line libassuan accepts (`ASSUAN_LINELENGTH`), the newline included.
-    static let maximumLineLength = 1000
+    package static let maximumLineLength = 1000
 
     /// One line from the server.
-    enum Response: Equatable {
+    package enum Response: Equatable, Sendable {
         /// `OK [text]`: the command succeeded.
         case ok
         /// `ERR <code> [text]`: the command failed with a gpg-error code.
@@ -25,7 +25,7 @@ enum Assuan {
 
     /// `text` with `%`, CR and LF percent-escaped, as a command parameter must be; other control
     /// characters are escaped too, so that nothing a client chose can end a line early or inject a command.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             if scalar == "%" || scalar.value < 0x20 || scalar.value == 0x7F {
@@ -38,7 +38,7 @@ enum Assuan {
     }
 
     /// The bytes of a percent-escaped parameter with `%XX` decoded (a malformed escape stays as it is).
-    static func unescape(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    package static func unescape(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -58,7 +58,7 @@ enum Assuan {
     }
 
     /// Parses one response line (without its newline).
-    static func parse(_ line: [UInt8]) -> Response {
+    package static func parse(_ line: [UInt8]) -> Response {
         func starts(with word: String) -> Bool {
             let prefix = Array(word.utf8)
             guard line.count >= prefix.count, Array(line[0..<prefix.count]) == prefix else { return false }
@@ -79,14 +79,14 @@ enum Assuan {
     }
 
     /// The error code part of a gpg-error value (its low 16 bits; the high bits name the source).
-    static func errorCode(_ value: UInt32) -> UInt32 { value & 0xFFFF }
+    package static func errorCode(_ value: UInt32) -> UInt32 { value & 0xFFFF }
 
     /// `GPG_ERR_CANCELED`: the Cancel button, Escape or a closed window.
-    static let canceled: UInt32 = 99
+    package static let canceled: UInt32 = 99
     /// `GPG_ERR_NOT_CONFIRMED`: the Not-OK button of a three-button `CONFIRM`.
-    static let notConfirmed: UInt32 = 114
+    package static let notConfirmed: UInt32 = 114
     /// `GPG_ERR_TIMEOUT`: pinentry's own `SETTIMEOUT` ran out.
-    static let timeout: UInt32 = 62
+    package static let timeout: UInt32 = 62
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
