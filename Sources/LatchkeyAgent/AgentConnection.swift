@@ -68,6 +68,7 @@ struct AgentConnection: Sendable {
             return nil
         }
         setReceiveTimeout(seconds: 0)
+        let json = AgentHandshake.isJSON(payload)  // the reply takes the hello's form
         do throws(KeychainError) {
             let hello = try AgentHandshake.decode(AgentHandshake.Hello.self, from: payload)
             guard let executable = peer.executable else {
@@ -96,7 +97,7 @@ struct AgentConnection: Sendable {
                 interpreter: script == nil ? nil : executable,
                 agentProcess: getpid()
             )
-            try send(AgentHandshake.encode(AgentHandshake.Reply.accepted(welcome)))
+            try send(AgentHandshake.encode(AgentHandshake.Reply.accepted(welcome), json: json))
             var metadata: Logger.Metadata = [
                 "pid": "\(peer.process)", "executable": "\(identity)", "groups": "\(groups.count)",
             ]
@@ -111,7 +112,7 @@ struct AgentConnection: Sendable {
                     "code": "\(error.code.rawValue)",
                 ]
             )
-            _ = try? send(AgentHandshake.encode(AgentHandshake.Reply.refused(error)))
+            _ = try? send(AgentHandshake.encode(AgentHandshake.Reply.refused(error), json: json))
             return nil
         }
     }

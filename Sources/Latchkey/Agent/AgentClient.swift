@@ -202,7 +202,7 @@ public final class AgentClient: KeychainService {
             throw KeychainError(.notAvailable, "Cannot reach the agent at \(socketPath): \(error).")
         }
         do throws(KeychainError) {
-            let hello = try AgentHandshake.encode(
+            let hello = AgentHandshake.encode(
                 AgentHandshake.Hello(
                     accessGroups: accessGroups,
                     acceptRollback: acceptingRollback ? true : nil

@@ -97,8 +97,17 @@ package enum AgentHandshake {
         }
     }
 
-    /// Encodes a hello or a reply as a frame payload.
-    package static func encode(_ value: some Encodable) throws(KeychainError) -> Data {
+    /// Encodes a hello in its binary form (`AgentHandshake+Wire.swift`), the form Latchkey's clients send.
+    package static func encode(_ hello: Hello) -> Data { hello.wireFrame() }
+
+    /// Encodes a reply in the form of the hello it answers: JSON when the hello was JSON
+    /// (`isJSON(_:)`), else binary.
+    package static func encode(_ reply: Reply, json: Bool) throws(KeychainError) -> Data {
+        json ? try encodeJSON(reply) : reply.wireFrame()
+    }
+
+    /// Encodes a hello or a reply in its JSON form (for clients in other languages, and tests).
+    package static func encodeJSON(_ value: some Encodable) throws(KeychainError) -> Data {
         do {
             return try JSONEncoder().encode(value)
         } catch {
@@ -106,12 +115,41 @@ package enum AgentHandshake {
         }
     }
 
-    private struct VersionProbe: Decodable { var version: Int }
-
-    /// Decodes a hello or a reply.
+    /// Decodes a hello in either form.
     ///
     /// - Throws: `decode` for a malformed frame, `unimplemented` for another protocol version.
-    package static func decode<Value: Decodable & Sendable>(
+    package static func decode(_ type: Hello.Type, from payload: Data) throws(KeychainError) -> Hello {
+        if isJSON(payload) { return try decodeJSON(Hello.self, from: payload) }
+        return try WireReader.read(payload) { (reader: inout WireReader) throws(KeychainError) in
+            try checkVersion(&reader)
+            return try Hello.decodeWire(from: &reader)
+        }
+    }
+
+    /// Decodes a reply in either form.
+    ///
+    /// - Throws: `decode` for a malformed frame, `unimplemented` for another protocol version.
+    package static func decode(_ type: Reply.Type, from payload: Data) throws(KeychainError) -> Reply {
+        if isJSON(payload) { return try decodeJSON(Reply.self, from: payload) }
+        return try WireReader.read(payload) { (reader: inout WireReader) throws(KeychainError) in
+            try checkVersion(&reader)
+            return try Reply.decodeWire(from: &reader)
+        }
+    }
+
+    private static func checkVersion(_ reader: inout WireReader) throws(KeychainError) {
+        let found = try reader.byte("the handshake version")
+        guard Int(found) == version else {
+            throw KeychainError(
+                .unimplemented,
+                "The agent handshake has protocol version \(found); this build speaks version \(version)."
+            )
+        }
+    }
+
+    private struct VersionProbe: Decodable { var version: Int }
+
+    private static func decodeJSON<Value: Decodable & Sendable>(
         _ type: Value.Type,
         from payload: Data
     ) throws(KeychainError) -> Value {
