@@ -120,6 +120,27 @@ struct AgentPrompterTests {
         #expect(pinned.status == 0, "a grant pinned with --pin-content applies: \(pinned.stderr)")
     }
 
+    @Test func aVersionOnePolicyIsReadAsGrantsByPathAndRewrittenAsVersionTwo() throws {
+        let scratch = TemporaryKeychain()
+        let file = scratch.directory + "/config/latchkey/access.json"
+        try AccessPolicy().save(to: file)
+        try Data("{\"version\": 1, \"grants\": {\"/usr/bin/tool\": [\"shared\", \"ci\"]}}".utf8)
+            .write(to: URL(fileURLWithPath: file))
+        var policy = try AccessPolicy.load(from: file)
+        #expect(
+            policy.grants["/usr/bin/tool"] == [AccessPolicy.Grant(group: "shared"), AccessPolicy.Grant(group: "ci")]
+        )
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["tool", "shared", "ci"])
+        policy.grant("pinned", to: "/usr/bin/tool", sha256: "ab")
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") { "cd" } == ["tool", "shared", "ci"], "another hash")
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") { "ab" } == ["tool", "shared", "ci", "pinned"])
+        try policy.save(to: file)
+        let written = try #require(FileManager.default.contents(atPath: file))
+        let object = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+        #expect(object["version"] as? Int == 2)
+        #expect(try AccessPolicy.load(from: file) == policy)
+    }
+
     @Test func contentHashesAreCachedUntilTheFileChanges() throws {
         let scratch = TemporaryKeychain()
         let file = scratch.directory + "/tool"
