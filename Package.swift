@@ -70,6 +70,7 @@ let package = Package(
             name: "LatchkeyAgent",
             dependencies: [
                 "Latchkey", "LatchkeyCrypto", "CLatchkeyAgent",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
