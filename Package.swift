@@ -76,8 +76,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // sd-bus and libcrypto's BN are bound with dlopen on first use, not linked (see their headers): only
-        // `latchkey agent --secret-service` needs them, and linking them slowed every `latchkey` process.
-        // Their headers come from Debian's libsystemd-dev and libssl-dev (.ci/run installs them).
+        // `latchkey agent --secret-service` needs them, and linking them slowed every `latchkey` process. The
+        // targets declare what they use, so a build needs neither libsystemd-dev nor libssl-dev.
         .target(name: "CSystemdBus"),
         .target(name: "CLatchkeyOpenSSL"),
         .target(

@@ -1,5 +1,5 @@
 // Binds the libcrypto functions Latchkey uses to libcrypto.so.3 on first use (see include/CLatchkeyOpenSSL.h).
-// Each definition has the prototype of <openssl/bn.h>, so the compiler checks it; when the library cannot be
+// Each definition has the prototype declared in include/CLatchkeyOpenSSL.h (OpenSSL's own); when the library cannot be
 // loaded every function fails as OpenSSL reports failure (NULL or 0).
 #include "CLatchkeyOpenSSL.h"
 

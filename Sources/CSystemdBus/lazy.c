@@ -1,5 +1,5 @@
 // Binds the sd-bus functions Latchkey uses to libsystemd.so.0 on first use (see include/CSystemdBus.h).
-// Each definition has the prototype of <systemd/sd-bus.h>, so the compiler checks it; a function the
+// Each definition has the prototype declared in include/CSystemdBus.h (sd-bus's own); a function the
 // library lacks answers -ENOSYS (or NULL), as sd-bus reports any other failure.
 #include "CSystemdBus.h"
 
