@@ -71,7 +71,7 @@ public final class ContentHashes: Sendable {
             if count == 0 { break }
             chunk.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = hasher.finalize().lowercaseHex
         computed.wrappingAdd(1, ordering: .relaxed)
         var after = stat()
         // A file written while it was read gets no cache entry (its next use hashes it again).

@@ -59,7 +59,7 @@ final class LedgerMemory: Sendable {
 
     /// The state file of the keychain with file identifier `fileID`.
     func path(fileID: Data) -> String {
-        directory + "/" + fileID.map { String(format: "%02x", $0) }.joined() + ".ledger-state"
+        directory + "/" + fileID.lowercaseHex + ".ledger-state"
     }
 
     /// The error every refused request gets while a rollback is not accepted, or `nil`.

@@ -165,7 +165,7 @@ struct SecretItemStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = (try? encoder.encode(attributes)) ?? Data()
-        return "secret-service:" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        return "secret-service:" + SHA256.hash(data: bytes).lowercaseHex
     }
 
     private static func encode(_ record: Record) throws(KeychainError) -> Data {
@@ -191,7 +191,7 @@ struct SecretItemStore {
         }
         let created = found.attributes[.creationDate]?.dateValue ?? Date(timeIntervalSince1970: 0)
         return SecretItem(
-            id: found.persistentReference.map { String(format: "%02x", $0) }.joined(),
+            id: found.persistentReference.lowercaseHex,
             label: label,
             attributes: record.attributes,
             type: record.type,

@@ -17,7 +17,7 @@ public struct DamagedItem: Sendable, Hashable, CustomStringConvertible {
 
     /// `genp 67656e70…`: the class code, then the persistent reference in lowercase hexadecimal.
     public var description: String {
-        itemClass.rawValue + " " + persistentReference.map { String(format: "%02x", $0) }.joined()
+        itemClass.rawValue + " " + persistentReference.lowercaseHex
     }
 }
 

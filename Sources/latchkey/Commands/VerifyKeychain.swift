@@ -49,7 +49,7 @@ struct VerifyKeychain: ParsableCommand {
     }
 
     static func summary(_ report: IntegrityReport) -> String {
-        func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+        func hex(_ data: Data) -> String { data.lowercaseHex }
         var lines = ["sqlite: \(report.sqlite.joined(separator: "; "))"]
         lines.append("items verified: \(report.verified), locked: \(report.locked)")
         for reference in report.undecryptable { lines.append("damaged: \(hex(reference))") }
