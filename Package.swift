@@ -78,8 +78,9 @@ let package = Package(
         // sd-bus and libcrypto's BN are bound with dlopen on first use, not linked (see their headers): only
         // `latchkey agent --secret-service` needs them, and linking them slowed every `latchkey` process. The
         // targets declare what they use, so a build needs neither libsystemd-dev nor libssl-dev.
-        .target(name: "CSystemdBus"),
-        .target(name: "CLatchkeyOpenSSL"),
+        .target(name: "CLatchkeyLazy"),
+        .target(name: "CSystemdBus", dependencies: ["CLatchkeyLazy"]),
+        .target(name: "CLatchkeyOpenSSL", dependencies: ["CLatchkeyLazy"]),
         .target(
             name: "LatchkeySecretService",
             dependencies: [

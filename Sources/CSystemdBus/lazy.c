@@ -2,94 +2,58 @@
 // Each definition has the prototype declared in include/CSystemdBus.h (sd-bus's own); a function the
 // library lacks answers -ENOSYS (or NULL), as sd-bus reports any other failure.
 #include "CSystemdBus.h"
+#include "CLatchkeyLazy.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
+#include <stddef.h>
 
-static void *library;
-static pthread_once_t loaded = PTHREAD_ONCE_INIT;
-static char failure[512];
+static struct latchkey_lazy_library library = LATCHKEY_LAZY_LIBRARY("libsystemd.so.0");
 
-static void load(void) {
-    library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!library) snprintf(failure, sizeof failure, "%s", dlerror());
-}
+const char *latchkey_systemd_load_error(void) { return latchkey_lazy_load_error(&library); }
 
-const char *latchkey_systemd_load_error(void) {
-    pthread_once(&loaded, load);
-    return library ? NULL : failure;
-}
-
-static void *symbol(_Atomic(void *) *cache, const char *name) {
-    void *function = atomic_load_explicit(cache, memory_order_acquire);
-    if (function) return function;
-    pthread_once(&loaded, load);
-    function = library ? dlsym(library, name) : NULL;
-    atomic_store_explicit(cache, function, memory_order_release);
-    return function;
-}
-
-#define LAZY(type, name, parameters, arguments, failed)                                                  \
-    type name parameters {                                                                              \
-        static _Atomic(void *) cache;                                                                   \
-        void *function = symbol(&cache, #name);                                                         \
-        if (!function) return failed;                                                                   \
-        return ((type(*) parameters)function) arguments;                                                \
-    }
-
-#define LAZY_VOID(name, parameters, arguments)                                                           \
-    void name parameters {                                                                              \
-        static _Atomic(void *) cache;                                                                   \
-        void *function = symbol(&cache, #name);                                                         \
-        if (function) ((void(*) parameters)function) arguments;                                          \
-    }
-
-LAZY(int, sd_bus_new, (sd_bus **ret), (ret), -ENOSYS)
-LAZY(int, sd_bus_set_address, (sd_bus *bus, const char *address), (bus, address), -ENOSYS)
-LAZY(int, sd_bus_set_bus_client, (sd_bus *bus, int b), (bus, b), -ENOSYS)
-LAZY(int, sd_bus_start, (sd_bus *bus), (bus), -ENOSYS)
-LAZY(sd_bus *, sd_bus_flush_close_unref, (sd_bus *bus), (bus), NULL)
-LAZY(int, sd_bus_request_name, (sd_bus *bus, const char *name, uint64_t flags), (bus, name, flags), -ENOSYS)
-LAZY(int, sd_bus_add_fallback,
+LATCHKEY_LAZY(library, int, sd_bus_new, (sd_bus **ret), (ret), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_set_address, (sd_bus *bus, const char *address), (bus, address), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_set_bus_client, (sd_bus *bus, int b), (bus, b), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_start, (sd_bus *bus), (bus), -ENOSYS)
+LATCHKEY_LAZY(library, sd_bus *, sd_bus_flush_close_unref, (sd_bus *bus), (bus), NULL)
+LATCHKEY_LAZY(library, int, sd_bus_request_name, (sd_bus *bus, const char *name, uint64_t flags), (bus, name, flags), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_add_fallback,
      (sd_bus *bus, sd_bus_slot **slot, const char *prefix, sd_bus_message_handler_t callback, void *userdata),
      (bus, slot, prefix, callback, userdata), -ENOSYS)
-LAZY(int, sd_bus_add_match,
+LATCHKEY_LAZY(library, int, sd_bus_add_match,
      (sd_bus *bus, sd_bus_slot **slot, const char *match, sd_bus_message_handler_t callback, void *userdata),
      (bus, slot, match, callback, userdata), -ENOSYS)
-LAZY(int, sd_bus_get_events, (sd_bus *bus), (bus), -ENOSYS)
-LAZY(int, sd_bus_get_fd, (sd_bus *bus), (bus), -ENOSYS)
-LAZY(int, sd_bus_get_timeout, (sd_bus *bus, uint64_t *timeout_usec), (bus, timeout_usec), -ENOSYS)
-LAZY(int, sd_bus_process, (sd_bus *bus, sd_bus_message **r), (bus, r), -ENOSYS)
-LAZY(int, sd_bus_wait, (sd_bus *bus, uint64_t timeout_usec), (bus, timeout_usec), -ENOSYS)
-LAZY(int, sd_bus_send, (sd_bus *bus, sd_bus_message *m, uint64_t *cookie), (bus, m, cookie), -ENOSYS)
-LAZY_VOID(sd_bus_error_free, (sd_bus_error *e), (e))
-LAZY(int, sd_bus_error_set, (sd_bus_error *e, const char *name, const char *message), (e, name, message), -ENOSYS)
-LAZY(int, sd_bus_reply_method_error, (sd_bus_message *call, const sd_bus_error *e), (call, e), -ENOSYS)
-LAZY(int, sd_bus_message_new_method_return, (sd_bus_message *call, sd_bus_message **m), (call, m), -ENOSYS)
-LAZY(int, sd_bus_message_new_signal,
+LATCHKEY_LAZY(library, int, sd_bus_get_events, (sd_bus *bus), (bus), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_get_fd, (sd_bus *bus), (bus), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_get_timeout, (sd_bus *bus, uint64_t *timeout_usec), (bus, timeout_usec), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_process, (sd_bus *bus, sd_bus_message **r), (bus, r), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_wait, (sd_bus *bus, uint64_t timeout_usec), (bus, timeout_usec), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_send, (sd_bus *bus, sd_bus_message *m, uint64_t *cookie), (bus, m, cookie), -ENOSYS)
+LATCHKEY_LAZY_VOID(library, sd_bus_error_free, (sd_bus_error *e), (e))
+LATCHKEY_LAZY(library, int, sd_bus_error_set, (sd_bus_error *e, const char *name, const char *message), (e, name, message), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_reply_method_error, (sd_bus_message *call, const sd_bus_error *e), (call, e), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_message_new_method_return, (sd_bus_message *call, sd_bus_message **m), (call, m), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_message_new_signal,
      (sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member),
      (bus, m, path, interface, member), -ENOSYS)
-LAZY(sd_bus_message *, sd_bus_message_unref, (sd_bus_message *m), (m), NULL)
-LAZY(int, sd_bus_message_get_type, (sd_bus_message *m, uint8_t *type), (m, type), -ENOSYS)
-LAZY(const char *, sd_bus_message_get_interface, (sd_bus_message *m), (m), NULL)
-LAZY(const char *, sd_bus_message_get_member, (sd_bus_message *m), (m), NULL)
-LAZY(const char *, sd_bus_message_get_path, (sd_bus_message *m), (m), NULL)
-LAZY(const char *, sd_bus_message_get_sender, (sd_bus_message *m), (m), NULL)
-LAZY(const char *, sd_bus_message_get_signature, (sd_bus_message *m, int complete), (m, complete), NULL)
-LAZY(int, sd_bus_message_peek_type, (sd_bus_message *m, char *type, const char **contents), (m, type, contents),
+LATCHKEY_LAZY(library, sd_bus_message *, sd_bus_message_unref, (sd_bus_message *m), (m), NULL)
+LATCHKEY_LAZY(library, int, sd_bus_message_get_type, (sd_bus_message *m, uint8_t *type), (m, type), -ENOSYS)
+LATCHKEY_LAZY(library, const char *, sd_bus_message_get_interface, (sd_bus_message *m), (m), NULL)
+LATCHKEY_LAZY(library, const char *, sd_bus_message_get_member, (sd_bus_message *m), (m), NULL)
+LATCHKEY_LAZY(library, const char *, sd_bus_message_get_path, (sd_bus_message *m), (m), NULL)
+LATCHKEY_LAZY(library, const char *, sd_bus_message_get_sender, (sd_bus_message *m), (m), NULL)
+LATCHKEY_LAZY(library, const char *, sd_bus_message_get_signature, (sd_bus_message *m, int complete), (m, complete), NULL)
+LATCHKEY_LAZY(library, int, sd_bus_message_peek_type, (sd_bus_message *m, char *type, const char **contents), (m, type, contents),
      -ENOSYS)
-LAZY(int, sd_bus_message_append_basic, (sd_bus_message *m, char type, const void *p), (m, type, p), -ENOSYS)
-LAZY(int, sd_bus_message_append_array, (sd_bus_message *m, char type, const void *ptr, size_t size),
+LATCHKEY_LAZY(library, int, sd_bus_message_append_basic, (sd_bus_message *m, char type, const void *p), (m, type, p), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_message_append_array, (sd_bus_message *m, char type, const void *ptr, size_t size),
      (m, type, ptr, size), -ENOSYS)
-LAZY(int, sd_bus_message_read_basic, (sd_bus_message *m, char type, void *p), (m, type, p), -ENOSYS)
-LAZY(int, sd_bus_message_read_array, (sd_bus_message *m, char type, const void **ptr, size_t *size),
+LATCHKEY_LAZY(library, int, sd_bus_message_read_basic, (sd_bus_message *m, char type, void *p), (m, type, p), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_message_read_array, (sd_bus_message *m, char type, const void **ptr, size_t *size),
      (m, type, ptr, size), -ENOSYS)
-LAZY(int, sd_bus_message_open_container, (sd_bus_message *m, char type, const char *contents), (m, type, contents),
+LATCHKEY_LAZY(library, int, sd_bus_message_open_container, (sd_bus_message *m, char type, const char *contents), (m, type, contents),
      -ENOSYS)
-LAZY(int, sd_bus_message_close_container, (sd_bus_message *m), (m), -ENOSYS)
-LAZY(int, sd_bus_message_enter_container, (sd_bus_message *m, char type, const char *contents), (m, type, contents),
+LATCHKEY_LAZY(library, int, sd_bus_message_close_container, (sd_bus_message *m), (m), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_message_enter_container, (sd_bus_message *m, char type, const char *contents), (m, type, contents),
      -ENOSYS)
-LAZY(int, sd_bus_message_exit_container, (sd_bus_message *m), (m), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_message_exit_container, (sd_bus_message *m), (m), -ENOSYS)
