@@ -93,61 +93,31 @@ extension KeychainMigration {
                 }
             }
             var entry = MigrationReport.Entry(sourceKey: sourceKey, destinationKey: proposed.key, action: .moved)
-            let group = destination.accessGroup ?? metadata.accessGroup
-            let synchronizable: Bool =
-                switch destination.synchronizable {
-                case .localOnly: false
-                case .synchronized: true
-                case .any: metadata.isSynchronizable
-                }
-            var attributes: [AttributeName: AttributeValue] = [.accessible: .string(destination.accessibility.rawValue)]
-            if let label = proposed.label { attributes[.label] = .string(label) }
-            if let comment = proposed.comment { attributes[.comment] = .string(comment) }
-            var moved = item.attributes
-            moved[.service] = .string(destination.service)
-            moved[.account] = Keychain.account(proposed.key)
-            if let group { moved[.accessGroup] = .string(group) }
-            moved[.synchronizable] = .bool(synchronizable)
+            let placement = Placement(of: item.attributes, proposed: proposed, destination: destination)
             // The core's primary-key rule decides whether the item stays where it is.
-            if plan.schema.samePrimaryKey(item.attributes, moved) {
+            if plan.schema.samePrimaryKey(item.attributes, placement.moved) {
                 _ = try transaction.update(
                     item,
                     plan: plan,
-                    with: ItemChanges(attributes: attributes, data: proposed.value)
+                    with: ItemChanges(attributes: placement.changes, data: proposed.value)
                 )
                 entry.action = .rewrittenInPlace
                 entries.append(entry)
                 continue
             }
-            attributes[.service] = .string(destination.service)
-            attributes[.account] = Keychain.account(proposed.key)
-            if let group { attributes[.accessGroup] = .string(group) }
-            attributes[.synchronizable] = .bool(synchronizable)
-            var target = ItemQuery(.genericPassword, synchronizable: synchronizable ? .yes : .no)
-            for name: AttributeName in [.service, .account, .accessGroup] { target.attributes[name] = attributes[name] }
-            let (targetPlan, occupants) = try transaction.find(target, withData: false)
+            let (targetPlan, occupants) = try transaction.find(placement.target, withData: false)
             entry.action = mode == .move ? .moved : .copied
             if let occupant = occupants.first {
                 let pendingSource = occupant.row.id.map { sourceIDs.contains($0) && !processed.contains($0) } ?? false
-                switch conflictPolicy {
-                case .fail:
-                    entry.action = .conflict
-                case .keepDestination:
-                    entry.action = .keptDestination
-                case .replaceDestination where pendingSource:
-                    // Another source item still to migrate sits there: replacing it would lose it.
-                    entry.action = .conflict
-                case .replaceDestination:
-                    try transaction.delete(occupant, plan: targetPlan)
-                    entry.action = .replacedDestination
-                }
+                entry.action = conflictAction(pendingSource: pendingSource)
+                if entry.action == .replacedDestination { try transaction.delete(occupant, plan: targetPlan) }
                 if entry.action != .replacedDestination {
                     entries.append(entry)
                     continue
                 }
             }
             if mode == .move { try transaction.delete(item, plan: plan) }
-            _ = try transaction.add(.genericPassword, attributes: attributes, data: proposed.value)
+            _ = try transaction.add(.genericPassword, attributes: placement.added, data: proposed.value)
             entries.append(entry)
         }
         return entries

@@ -70,51 +70,24 @@ extension KeychainMigration {
                 proposed = rewritten
             }
             var entry = MigrationReport.Entry(sourceKey: sourceKey, destinationKey: proposed.key, action: .moved)
-            let group = destination.accessGroup ?? metadata.accessGroup
-            let synchronizable: Bool =
-                switch destination.synchronizable {
-                case .localOnly: false
-                case .synchronized: true
-                case .any: metadata.isSynchronizable
-                }
-            var attributes: [AttributeName: AttributeValue] = [.accessible: .string(destination.accessibility.rawValue)]
-            if let label = proposed.label { attributes[.label] = .string(label) }
-            if let comment = proposed.comment { attributes[.comment] = .string(comment) }
-            var moved = item.attributes
-            moved[.service] = .string(destination.service)
-            moved[.account] = Keychain.account(proposed.key)
-            if let group { moved[.accessGroup] = .string(group) }
-            moved[.synchronizable] = .bool(synchronizable)
-            if schema.samePrimaryKey(item.attributes, moved) {
-                let changes = ItemChanges(attributes: attributes, data: proposed.value)
+            let placement = Placement(of: item.attributes, proposed: proposed, destination: destination)
+            if schema.samePrimaryKey(item.attributes, placement.moved) {
+                let changes = ItemChanges(attributes: placement.changes, data: proposed.value)
                 operations.append(.update(UpdateRequest(byReference(item.persistentReference), changes: changes)))
                 entry.action = .rewrittenInPlace
                 entries.append(entry)
                 continue
             }
-            attributes[.service] = .string(destination.service)
-            attributes[.account] = Keychain.account(proposed.key)
-            if let group { attributes[.accessGroup] = .string(group) }
-            attributes[.synchronizable] = .bool(synchronizable)
-            var target = ItemQuery(.genericPassword, synchronizable: synchronizable ? .yes : .no)
-            for name: AttributeName in [.service, .account, .accessGroup] { target.attributes[name] = attributes[name] }
-            let targetSlot = Slot(attributes)
+            let targetSlot = Slot(placement.added)
             entry.action = mode == .move ? .moved : .copied
-            if case .occupied(let occupant) = try occupancy(targetSlot, query: target) {
+            if case .occupied(let occupant) = try occupancy(targetSlot, query: placement.target) {
                 let pendingSource = occupant.map { sourceReferences.contains($0) && !processed.contains($0) } ?? false
-                switch conflictPolicy {
-                case .fail:
-                    entry.action = .conflict
-                case .keepDestination:
-                    entry.action = .keptDestination
-                case .replaceDestination where pendingSource:
-                    // Another source item still to migrate sits there: replacing it would lose it.
-                    entry.action = .conflict
-                case .replaceDestination:
-                    let request = occupant.map { DeleteRequest(byReference($0)) } ?? DeleteRequest(target, limit: .one)
+                entry.action = conflictAction(pendingSource: pendingSource)
+                if entry.action == .replacedDestination {
+                    let request =
+                        occupant.map { DeleteRequest(byReference($0)) } ?? DeleteRequest(placement.target, limit: .one)
                     operations.append(.delete(request))
                     slots[targetSlot] = .empty
-                    entry.action = .replacedDestination
                 }
                 if entry.action != .replacedDestination {
                     entries.append(entry)
@@ -125,7 +98,7 @@ extension KeychainMigration {
                 operations.append(.delete(DeleteRequest(byReference(item.persistentReference))))
                 slots[Slot(item.attributes)] = .empty
             }
-            operations.append(.add(NewItem(.genericPassword, attributes: attributes, data: proposed.value)))
+            operations.append(.add(NewItem(.genericPassword, attributes: placement.added, data: proposed.value)))
             slots[targetSlot] = .occupied(nil)
             entries.append(entry)
         }
