@@ -36,6 +36,34 @@ final class AgentHarness: @unchecked Sendable {
     /// Under socket activation, the process that becomes the agent on the first connection.
     let activatedProcess: Int32?
 
+    /// Creates `keychain` with `passphrase` (test KDF cost) and the agent's runtime directory (0700), and
+    /// returns the environment of clients and agents: no passphrase, key file, access groups or agent mode.
+    static func createKeychain(
+        _ keychain: TemporaryKeychain,
+        runtimeDirectory: String,
+        passphrase: String,
+        sourceLocation: SourceLocation
+    ) throws -> [String: String] {
+        try FileManager.default.createDirectory(
+            atPath: runtimeDirectory + "/latchkey",
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        var environment = CLIRunner.environment(keychain)
+        environment["LATCHKEY_PASSPHRASE"] = nil
+        environment["LATCHKEY_ACCESS_GROUPS"] = nil
+        environment["LATCHKEY_AGENT"] = nil
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        let created = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
+            environment: environment,
+            input: passphrase,
+            sourceLocation: sourceLocation
+        )
+        try #require(created.status == 0, "create-keychain: \(created.stderr)", sourceLocation: sourceLocation)
+        return environment
+    }
+
     /// Creates the keychain and starts an agent on it, waiting for its "ready" line.
     ///
     /// - Parameters:
@@ -51,24 +79,13 @@ final class AgentHarness: @unchecked Sendable {
         self.socketActivated = socketActivated
         runtimeDirectory = keychain.directory + "/run"
         socketPath = runtimeDirectory + "/latchkey/agent.sock"
-        try FileManager.default.createDirectory(
-            atPath: runtimeDirectory + "/latchkey",
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        var environment = CLIRunner.environment(keychain)
-        environment["LATCHKEY_PASSPHRASE"] = nil
-        environment["LATCHKEY_ACCESS_GROUPS"] = nil
-        environment["LATCHKEY_AGENT"] = nil
-        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
-        self.environment = environment
-        let created = try CLIRunner.latchkey(
-            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
-            environment: environment,
-            input: Self.passphrase,
+        let environment = try Self.createKeychain(
+            keychain,
+            runtimeDirectory: runtimeDirectory,
+            passphrase: Self.passphrase,
             sourceLocation: sourceLocation
         )
-        try #require(created.status == 0, "create-keychain: \(created.stderr)", sourceLocation: sourceLocation)
+        self.environment = environment
         guard socketActivated else {
             activatedProcess = nil
             agent = try BuiltExecutable.spawn(["agent", "--foreground"] + arguments, environment: environment)

@@ -37,23 +37,12 @@ final class SecretServiceHarness: @unchecked Sendable {
         secretToolPath = try Peer.require("secret-tool", package: "libsecret-tools", sourceLocation: sourceLocation)
         keychain = TemporaryKeychain()
         let runtimeDirectory = keychain.directory + "/run"
-        try FileManager.default.createDirectory(
-            atPath: runtimeDirectory + "/latchkey",
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        var environment = CLIRunner.environment(keychain)
-        environment["LATCHKEY_PASSPHRASE"] = nil
-        environment["LATCHKEY_ACCESS_GROUPS"] = nil
-        environment["LATCHKEY_AGENT"] = nil
-        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
-        let created = try CLIRunner.latchkey(
-            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
-            environment: environment,
-            input: Self.passphrase,
+        var environment = try AgentHarness.createKeychain(
+            keychain,
+            runtimeDirectory: runtimeDirectory,
+            passphrase: Self.passphrase,
             sourceLocation: sourceLocation
         )
-        try #require(created.status == 0, "create-keychain: \(created.stderr)", sourceLocation: sourceLocation)
         bus = try BuiltExecutable.spawn(
             ["--session", "--print-address=1", "--nofork"],
             environment: environment,
