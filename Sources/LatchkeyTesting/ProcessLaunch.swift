@@ -3,12 +3,12 @@ import Synchronization
 
 /// Starts child processes one at a time across the whole test process.
 ///
-/// On Linux, Foundation's `Process.run()` is not safe to call from several threads at once: concurrent
-/// launches from test suites running in parallel crashed the test process inside `Process.run` (a
-/// `memcpy` reading freed memory while it builds the child's environment and arguments), twice in this
-/// project's CI runs. swift-corelibs-foundation issues #4772, #4795 and #4810 describe the same class of
-/// problem. Every test that starts a process goes through here; the launch is serialised, the child then
-/// runs concurrently as before.
+/// On Linux, Foundation's `Process.run()` crashed the test process inside a `memcpy` three times in this
+/// project's CI runs. The cause found since is swift-corelibs-foundation #5472: `Process.run` scans
+/// `/proc/self/fd` and copies 256 bytes of each directory entry, over-reading past glibc's buffer when the
+/// directory is large (the suite once peaked at 5 359 open descriptors, from leaked store connections and
+/// pipes, both fixed). Launches stay serialised here as well (#4772, #4795 and #4810 describe concurrent-launch
+/// problems); every test that starts a process goes through here, and the child then runs concurrently as before.
 public enum ProcessLaunch {
     private static let launching = Mutex(())
 
