@@ -31,6 +31,15 @@ public struct ItemQuery: Sendable, Hashable, Codable {
     public var hostOrSubdomain: String?
     /// Identities only: the one identity made of this certificate and private key (`kSecValueRef`).
     public var identity: IdentityReference?
+    /// Search tags every returned item must carry (an AND; default none): opaque strings the caller gave
+    /// the items with `NewItem.searchTags` or `ItemChanges.searchTags`.
+    ///
+    /// Generic passwords only (other classes fail with `param`, -50). The search is driven by the
+    /// keychain's tag index (keyed tokens, never the tags' text), so it decrypts only the items carrying
+    /// every tag. Tags are never returned, and a tag index row an attacker adds to the file cannot make a
+    /// search return an item that was not given the tag (each item's tag tokens are also sealed inside its
+    /// encrypted record and checked); removing rows can only hide items from a tag search.
+    public var searchTags: [String]
 
     /// Makes a query.
     ///
@@ -42,6 +51,7 @@ public struct ItemQuery: Sendable, Hashable, Codable {
     ///   - includeTombstones: Whether deleted synchronizable items are visible.
     ///   - hostOrSubdomain: Internet passwords whose server is this host or a sub-domain of it.
     ///   - identity: The identity made of one certificate and private key.
+    ///   - searchTags: Tags every returned item must carry (generic passwords only).
     public init(
         _ itemClass: ItemClass?,
         attributes: [AttributeName: AttributeValue] = [:],
@@ -49,7 +59,8 @@ public struct ItemQuery: Sendable, Hashable, Codable {
         persistentReference: Data? = nil,
         includeTombstones: Bool = false,
         hostOrSubdomain: String? = nil,
-        identity: IdentityReference? = nil
+        identity: IdentityReference? = nil,
+        searchTags: [String] = []
     ) {
         self.itemClass = itemClass
         self.attributes = attributes
@@ -58,6 +69,42 @@ public struct ItemQuery: Sendable, Hashable, Codable {
         self.includeTombstones = includeTombstones
         self.hostOrSubdomain = hostOrSubdomain
         self.identity = identity
+        self.searchTags = searchTags
+    }
+}
+
+extension ItemQuery {
+    private enum CodingKeys: String, CodingKey {
+        case itemClass, attributes, synchronizable, persistentReference, includeTombstones, hostOrSubdomain
+        case identity, searchTags
+    }
+
+    /// Decodes a query; `searchTags` may be absent (none), as in queries encoded before search tags.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try container.decodeIfPresent(ItemClass.self, forKey: .itemClass),
+            attributes: try container.decode([AttributeName: AttributeValue].self, forKey: .attributes),
+            synchronizable: try container.decode(Synchronizable.self, forKey: .synchronizable),
+            persistentReference: try container.decodeIfPresent(Data.self, forKey: .persistentReference),
+            includeTombstones: try container.decode(Bool.self, forKey: .includeTombstones),
+            hostOrSubdomain: try container.decodeIfPresent(String.self, forKey: .hostOrSubdomain),
+            identity: try container.decodeIfPresent(IdentityReference.self, forKey: .identity),
+            searchTags: try container.decodeIfPresent([String].self, forKey: .searchTags) ?? []
+        )
+    }
+
+    /// Encodes a query (`searchTags` only when there are some).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(itemClass, forKey: .itemClass)
+        try container.encode(attributes, forKey: .attributes)
+        try container.encode(synchronizable, forKey: .synchronizable)
+        try container.encodeIfPresent(persistentReference, forKey: .persistentReference)
+        try container.encode(includeTombstones, forKey: .includeTombstones)
+        try container.encodeIfPresent(hostOrSubdomain, forKey: .hostOrSubdomain)
+        try container.encodeIfPresent(identity, forKey: .identity)
+        if !searchTags.isEmpty { try container.encode(searchTags, forKey: .searchTags) }
     }
 }
 
@@ -111,10 +158,23 @@ public struct ItemChanges: Sendable, Hashable {
     public var attributes: [AttributeName: AttributeValue]
     /// A new secret, or `nil` to keep each item's secret.
     public var data: SecretData?
+    /// The items' new search tags (replacing all of their tags; `[]` removes them), or `nil` to keep each
+    /// item's tags. Generic passwords only (see `ItemQuery.searchTags`).
+    public var searchTags: [String]?
 
     /// Makes a change set.
-    public init(attributes: [AttributeName: AttributeValue] = [:], data: SecretData? = nil) {
+    ///
+    /// - Parameters:
+    ///   - attributes: New attribute values.
+    ///   - data: A new secret, or `nil` to keep each item's secret.
+    ///   - searchTags: New search tags replacing the items' tags, or `nil` to keep them.
+    public init(
+        attributes: [AttributeName: AttributeValue] = [:],
+        data: SecretData? = nil,
+        searchTags: [String]? = nil
+    ) {
         self.attributes = attributes
         self.data = data
+        self.searchTags = searchTags
     }
 }

@@ -1,14 +1,17 @@
 import Foundation
 
-// The agent protocol's binary form (version 2) of the item model: classes, queries, limits, changes and
-// found items. An optional field is a presence byte (0 or 1) and, when 1, the value.
+// The agent protocol's binary form (version 3) of the item model: classes, queries, limits, changes and
+// found items. An optional field is a presence byte (0 or 1) and, when 1, the value. Version 3 added the
+// search tags (a count, then each tag as a string) to queries, changes and new items.
 //
 //   item class  = tag: 1 genp | 2 inet | 3 cert | 4 keys | 5 idnt
 //   query       = optional class; attributes; synchronizable (1 no | 2 yes | 3 any);
 //                 optional persistent reference (bytes); includeTombstones (bool);
-//                 optional hostOrSubdomain (string); optional identity (certificate bytes, key label bytes)
+//                 optional hostOrSubdomain (string); optional identity (certificate bytes, key label bytes);
+//                 search tags
+//   search tags = count (varint), then each tag (string)
 //   match limit = tag: 1 one | 2 all | 3 count, then the count (zigzag varint)
-//   changes     = attributes; optional secret (bytes)
+//   changes     = attributes; optional secret (bytes); optional search tags
 //   found item  = class; attributes; optional secret (bytes); persistent reference (bytes)
 
 extension ItemClass {
@@ -69,6 +72,7 @@ extension ItemQuery {
             writer.bytes(identity.certificate)
             writer.bytes(identity.keyLabel)
         }
+        encodeSearchTags(searchTags, to: &writer)
     }
 
     static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> ItemQuery {
@@ -97,9 +101,26 @@ extension ItemQuery {
             persistentReference: persistentReference,
             includeTombstones: includeTombstones,
             hostOrSubdomain: host,
-            identity: identity
+            identity: identity,
+            searchTags: try decodeSearchTags(from: &reader, "a query's search tags")
         )
     }
+}
+
+/// Writes search tags: their count, then each tag.
+func encodeSearchTags(_ tags: [String], to writer: inout WireWriter) {
+    writer.varint(UInt64(tags.count))
+    for tag in tags { writer.string(tag) }
+}
+
+/// Reads search tags written by `encodeSearchTags`.
+func decodeSearchTags(from reader: inout WireReader, _ what: String) throws(KeychainError) -> [String] {
+    // A tag takes at least its length byte.
+    let count = try reader.count(what, minimumSize: 1)
+    var tags: [String] = []
+    tags.reserveCapacity(count)
+    for _ in 0..<count { tags.append(try reader.string("a search tag")) }
+    return tags
 }
 
 extension MatchLimit {
@@ -128,6 +149,8 @@ extension ItemChanges {
         attributes.encodeWire(to: &writer)
         writer.bool(data != nil)
         if let data { writer.secret(data) }
+        writer.bool(searchTags != nil)
+        if let searchTags { encodeSearchTags(searchTags, to: &writer) }
     }
 
     static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> ItemChanges {
@@ -135,7 +158,10 @@ extension ItemChanges {
         let data = try reader.optional("a change's secret") { (reader) throws(KeychainError) in
             try reader.secret("a change's secret")
         }
-        return ItemChanges(attributes: attributes, data: data)
+        let tags = try reader.optional("a change's search tags") { (reader) throws(KeychainError) in
+            try decodeSearchTags(from: &reader, "a change's search tags")
+        }
+        return ItemChanges(attributes: attributes, data: data, searchTags: tags)
     }
 }
 

@@ -65,12 +65,27 @@ public struct NewItem: Sendable, Hashable {
     public var attributes: [AttributeName: AttributeValue]
     /// The secret, or `nil` for an item without data.
     public var data: SecretData?
+    /// Search tags to find the item by (`ItemQuery.searchTags`): opaque strings, stored only as keyed
+    /// tokens and never returned. Generic passwords only; duplicates count once.
+    public var searchTags: [String]
 
     /// Makes an item to add.
-    public init(_ itemClass: ItemClass, attributes: [AttributeName: AttributeValue], data: SecretData? = nil) {
+    ///
+    /// - Parameters:
+    ///   - itemClass: A storable class.
+    ///   - attributes: The item's attributes.
+    ///   - data: The secret, or `nil` for an item without data.
+    ///   - searchTags: Tags to find the item by (generic passwords only).
+    public init(
+        _ itemClass: ItemClass,
+        attributes: [AttributeName: AttributeValue],
+        data: SecretData? = nil,
+        searchTags: [String] = []
+    ) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.data = data
+        self.searchTags = searchTags
     }
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 
-// The agent protocol's binary form (version 2) of what operations carry besides queries: new items,
+// The agent protocol's binary form (version 3) of what operations carry besides queries: new items,
 // find, update and delete requests, and the authentication and corrupt-row policies.
 //
-//   new item       = class; attributes; optional secret (bytes)
+//   new item       = class; attributes; optional secret (bytes); search tags (ItemQuery+Wire.swift)
 //   find           = query; match limit; withData (bool); authentication; corrupt rows;
 //                    optional authenticationReuse (double, seconds; NaN refused)
 //   update         = query; changes; authentication; optional authenticationReuse
@@ -12,14 +12,15 @@ import Foundation
 //   corrupt rows   = tag: 1 skip | 2 report
 
 extension NewItem {
-    /// The fewest bytes a new item takes: class, attribute count, secret presence.
-    static let minimumWireSize = 3
+    /// The fewest bytes a new item takes: class, attribute count, secret presence, tag count.
+    static let minimumWireSize = 4
 
     func encodeWire(to writer: inout WireWriter) {
         writer.byte(itemClass.wireTag)
         attributes.encodeWire(to: &writer)
         writer.bool(data != nil)
         if let data { writer.secret(data) }
+        encodeSearchTags(searchTags, to: &writer)
     }
 
     static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> NewItem {
@@ -28,7 +29,8 @@ extension NewItem {
         let data = try reader.optional("a new item's secret") { (reader) throws(KeychainError) in
             try reader.secret("a new item's secret")
         }
-        return NewItem(itemClass, attributes: attributes, data: data)
+        let tags = try decodeSearchTags(from: &reader, "a new item's search tags")
+        return NewItem(itemClass, attributes: attributes, data: data, searchTags: tags)
     }
 }
 

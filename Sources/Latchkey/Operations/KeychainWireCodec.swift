@@ -2,7 +2,8 @@ import Foundation
 
 /// The versioned wire form of operations and outcomes, shared by the agent and its clients.
 ///
-/// Version 2 is a compact binary encoding (version 1 was JSON). A frame is one version byte, then:
+/// Version 3 is a compact binary encoding (version 1 was JSON; version 3 is version 2 with search tags in
+/// queries, changes and new items). A frame is one version byte, then:
 ///
 /// - an operation frame: the operation (a tag byte, then its values; `KeychainOperation+Wire.swift`);
 /// - a result frame: `1` and the outcome (`KeychainOutcome+Wire.swift`), or `2`, the error's status code
@@ -19,7 +20,7 @@ import Foundation
 /// ```
 public enum KeychainWireCodec {
     /// The protocol version this build speaks.
-    public static let version = 2
+    public static let version = 3
 
     private static let versionByte = UInt8(version)
 
