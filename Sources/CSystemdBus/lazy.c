@@ -33,6 +33,12 @@ LATCHKEY_LAZY_VOID(library, sd_bus_error_free, (sd_bus_error *e), (e))
 LATCHKEY_LAZY(library, int, sd_bus_error_set, (sd_bus_error *e, const char *name, const char *message), (e, name, message), -ENOSYS)
 LATCHKEY_LAZY(library, int, sd_bus_reply_method_error, (sd_bus_message *call, const sd_bus_error *e), (call, e), -ENOSYS)
 LATCHKEY_LAZY(library, int, sd_bus_message_new_method_return, (sd_bus_message *call, sd_bus_message **m), (call, m), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_message_new_method_call,
+     (sd_bus *bus, sd_bus_message **m, const char *destination, const char *path, const char *interface, const char *member),
+     (bus, m, destination, path, interface, member), -ENOSYS)
+LATCHKEY_LAZY(library, int, sd_bus_call,
+     (sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_error *ret_error, sd_bus_message **reply),
+     (bus, m, usec, ret_error, reply), -ENOSYS)
 LATCHKEY_LAZY(library, int, sd_bus_message_new_signal,
      (sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member),
      (bus, m, path, interface, member), -ENOSYS)

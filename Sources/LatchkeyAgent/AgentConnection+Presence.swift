@@ -52,18 +52,11 @@ extension AgentConnection {
                 target: client.target
             )
             // Checked as `latchkey unlock` is: the remembered state before and after (LedgerMemory).
-            try server.ledgerMemory.check(server.store)
             do {
-                try server.store.unlock(with: .passphrase(passphrase))
-            } catch  where error.code == .authFailed {
+                try server.unlockCheckingMemory(passphrase)
+            } catch where error.code == .authFailed {
                 logger.warning("user presence refused: wrong passphrase", metadata: ["pid": "\(client.process)"])
                 throw KeychainError(.authFailed, "The passphrase is wrong; the protected item was not used.")
-            }
-            do {
-                try server.ledgerMemory.check(server.store)
-            } catch {
-                server.store.lock()
-                throw error
             }
         } else {
             try prompter.confirm(description: description, target: client.target)

@@ -75,7 +75,7 @@ struct AgentConnection: Sendable {
                 throw KeychainError(.missingEntitlement, "The agent cannot read this process's executable.")
             }
             let script = ScriptIdentity.script(ofProcess: peer.process, executable: executable)
-            let identity = script ?? executable
+            let identity = script ?? executable  // as `AgentServer.applicationIdentity(ofProcess:)`
             session.set(
                 ClientSession.Client(
                     identity: identity,
@@ -122,17 +122,7 @@ struct AgentConnection: Sendable {
     /// asks. A requested group it does not hold is asked to the user when the agent has a prompter (always
     /// allow: granted and remembered by path and content hash; allow once: this connection only).
     private func accessGroups(for identity: String, narrowedTo requested: [String]?) throws(KeychainError) -> [String] {
-        let policy: AccessPolicy
-        do {
-            policy = try AccessPolicy.load(from: server.configuration.policyPath)
-        } catch {
-            logger.error(
-                "access policy unreadable: only default groups are given",
-                metadata: ["error": "\(error.message)"]
-            )
-            policy = AccessPolicy()
-        }
-        let granted = policy.groups(forExecutable: identity) { server.contentHashes.digest(ofFile: identity) }
+        let granted = server.policyGroups(for: identity)
         guard let requested, !requested.isEmpty else { return granted }
         let missing = requested.filter { !granted.contains($0) }
         for group in missing {

@@ -94,16 +94,22 @@ public final class AgentPrompter: Sendable {
     /// answers `OK` for the OK button, `ERR` with `GPG_ERR_NOT_CONFIRMED` (114) for the button set with
     /// `SETNOTOK`, and `ERR` with `GPG_ERR_CANCELED` (99) for Cancel, Escape or a closed window; the error
     /// value carries the source (pinentry, 5) in its high bits, so only its low 16 bits are compared.
-    public func askForGroup(identity: String, process: Int32, group: String, target: Target) -> GroupAnswer {
+    ///
+    /// - Parameter description: The question's text; by default "Allow <identity> (pid <process>) to use the
+    ///   keychain items of access group <group>?".
+    public func askForGroup(
+        identity: String,
+        process: Int32,
+        group: String,
+        target: Target,
+        description: String? = nil
+    ) -> GroupAnswer {
         let answer: GroupAnswer
+        let text =
+            description ?? "Allow \(identity) (pid \(process)) to use the keychain items of access group \(group)?"
         do throws(PinentryProcess.Failure) {
             answer = try converse(target) { (pinentry) throws(PinentryProcess.Failure) -> GroupAnswer in
-                try pinentry.command(
-                    "SETDESC "
-                        + Assuan.escape(
-                            "Allow \(identity) (pid \(process)) to use the keychain items of access group \(group)?"
-                        )
-                )
+                try pinentry.command("SETDESC " + Assuan.escape(text))
                 try pinentry.command("SETOK " + Assuan.escape("Always allow"))
                 try pinentry.command("SETNOTOK " + Assuan.escape("Allow once"))
                 try pinentry.command("SETCANCEL " + Assuan.escape("Deny"))

@@ -1,6 +1,7 @@
 import CSystemdBus
 import Foundation
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -41,6 +42,8 @@ final class Bus: @unchecked Sendable {
     private weak var handler: (any BusHandler)?
     private var disconnected: ((String) -> Void)?
     private var woken: (() -> Void)?
+    /// Work handed to the bus thread by other threads (`perform`), run after the next wake.
+    private let queued = Mutex<[() -> Void]>([])
     /// An eventfd that `wake()` writes, so another thread can make the bus thread run `woken`.
     private let wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
     private let logger: Logger
@@ -77,6 +80,42 @@ final class Bus: @unchecked Sendable {
     func wake() {
         var one: UInt64 = 1
         _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
+    }
+
+    /// Runs `work` on the bus thread soon (for example a signal to emit once a prompt is answered on another
+    /// thread); callable from any thread.
+    func perform(_ work: @escaping @Sendable () -> Void) {
+        queued.withLock { $0.append(work) }
+        wake()
+    }
+
+    /// The process id and user id of the connection `name` (a unique name such as `:1.42`), as the bus
+    /// daemon saw them when it connected (`org.freedesktop.DBus.GetConnectionCredentials`), or `nil` when
+    /// the daemon does not say (the connection is gone). Called on the bus thread.
+    func credentials(of name: String) -> (process: Int32, user: UInt32)? {
+        var call: OpaquePointer?
+        let created = sd_bus_message_new_method_call(
+            bus,
+            &call,
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "GetConnectionCredentials"
+        )
+        guard created >= 0, let call else { return nil }
+        defer { sd_bus_message_unref(call) }
+        var reply: OpaquePointer?
+        var error = sd_bus_error()
+        defer { sd_bus_error_free(&error) }
+        guard (try? BusMessage(pointer: call).append([.string(name)])) != nil,
+            sd_bus_call(bus, call, 0, &error, &reply) >= 0, let reply
+        else { return nil }
+        defer { sd_bus_message_unref(reply) }
+        guard let values = try? BusMessage(pointer: reply).readAll(), let entries = values.first?.keyedValues,
+            let process = entries["ProcessID"]?.uint32Value,
+            let user = entries["UnixUserID"]?.uint32Value
+        else { return nil }
+        return (Int32(bitPattern: process), user)
     }
 
     /// Serves every call under `prefix` with `handler` (held weakly: the caller keeps it alive).
@@ -173,6 +212,11 @@ final class Bus: @unchecked Sendable {
         if descriptors[1].revents & Int16(POLLIN) != 0 {
             var count: UInt64 = 0
             _ = read(wakeDescriptor, &count, MemoryLayout<UInt64>.size)
+            let work = queued.withLock { queued in
+                defer { queued.removeAll() }
+                return queued
+            }
+            for item in work { item() }
             woken?()
         }
         return true

@@ -126,6 +126,15 @@ public indirect enum BusValue: Sendable, Equatable {
         }
     }
 
+    /// The number of a `u`, else `nil`.
+    public var uint32Value: UInt32? {
+        switch self {
+        case .uint32(let value): value
+        case .variant(let inner): inner.uint32Value
+        default: nil
+        }
+    }
+
     /// The object paths of an `ao`, else `nil`.
     public var objectPathsValue: [String]? {
         switch self {

@@ -11,6 +11,7 @@ enum Introspection {
         case .collection: interfaces = collection
         case .item: interfaces = item
         case .session: interfaces = session
+        case .prompt: interfaces = prompt
         case .unknown: interfaces = ""
         }
         let nodes = children.map { "  <node name=\"\($0)\"/>\n" }.joined()
@@ -125,6 +126,15 @@ enum Introspection {
             <property name="Type" type="s" access="readwrite"/>
             <property name="Created" type="t" access="read"/>
             <property name="Modified" type="t" access="read"/>
+          </interface>
+
+        """
+
+    private static let prompt = """
+          <interface name="org.freedesktop.Secret.Prompt">
+            <method name="Prompt"><arg name="window-id" type="s" direction="in"/></method>
+            <method name="Dismiss"/>
+            <signal name="Completed"><arg name="dismissed" type="b"/><arg name="result" type="v"/></signal>
           </interface>
 
         """

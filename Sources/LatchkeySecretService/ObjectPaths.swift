@@ -5,7 +5,8 @@ import Foundation
 /// The service is `/org/freedesktop/secrets`; the one collection, the login keychain, is
 /// `/org/freedesktop/secrets/collection/login`, also reachable as `/org/freedesktop/secrets/aliases/default`
 /// (python's secretstorage calls the alias path directly); its items are
-/// `/org/freedesktop/secrets/collection/login/<id>`; sessions are `/org/freedesktop/secrets/session/s<n>`.
+/// `/org/freedesktop/secrets/collection/login/<id>`; sessions are `/org/freedesktop/secrets/session/s<n>`;
+/// prompts are `/org/freedesktop/secrets/prompt/p<n>`.
 enum ObjectPath: Equatable {
     /// The service object.
     case service
@@ -15,6 +16,8 @@ enum ObjectPath: Equatable {
     case item(String)
     /// One session, by its path's last element.
     case session(String)
+    /// One prompt, by its path's last element.
+    case prompt(String)
     /// Anything else under the prefix.
     case unknown
 
@@ -39,6 +42,8 @@ enum ObjectPath: Equatable {
             self = .item(id)
         } else if let id = Self.child(of: Self.servicePath + "/session", path) {
             self = .session(id)
+        } else if let id = Self.child(of: Self.servicePath + "/prompt", path) {
+            self = .prompt(id)
         } else {
             self = .unknown
         }
@@ -46,6 +51,9 @@ enum ObjectPath: Equatable {
 
     /// The path of the item with id `id`.
     static func itemPath(_ id: String) -> String { collectionPath + "/" + id }
+
+    /// The path of the prompt named `name`.
+    static func promptPath(_ name: String) -> String { servicePath + "/prompt/" + name }
 
     /// The path of the session named `name`.
     static func sessionPath(_ name: String) -> String { servicePath + "/session/" + name }

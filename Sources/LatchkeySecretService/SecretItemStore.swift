@@ -19,6 +19,9 @@ struct SecretItem: Sendable, Equatable {
     var created: Date
     /// `Modified`.
     var modified: Date
+    /// The application that created it (`SecretServiceApplications`), `nil` for an item stored before
+    /// confinement or by an unidentified caller.
+    var owner: String? = nil
 }
 
 /// The Secret Service's items in the keychain, through the agent's store seen with the Secret Service's
@@ -45,6 +48,8 @@ struct SecretItemStore {
         var attributes: [String: String]
         var type: String
         var contentType: String
+        /// The creating application; absent in records written before confinement.
+        var owner: String?
     }
 
     /// The items whose attribute maps contain `query`: the index narrows by `service`/`username` when the
@@ -74,19 +79,23 @@ struct SecretItemStore {
         return (item, found.data)
     }
 
-    /// Creates an item, or replaces the secret and label of the item with the same attribute map when
-    /// `replace` (or when one exists: the keychain keeps one item per attribute map).
+    /// Creates an item owned by `owner`, or replaces the secret and label of the item with the same attribute
+    /// map (the keychain keeps one item per attribute map) when `mayReplace` allows it; the replaced item
+    /// keeps its owner.
     ///
     /// - Returns: The item and whether it is new.
+    /// - Throws: `interactionNotAllowed` when `mayReplace` refuses the existing item (another
+    ///   application's), and what the keychain throws.
     func create(
         label: String,
         attributes: [String: String],
         type: String,
         secret: SecretData,
         contentType: String,
-        replace: Bool
+        owner: String?,
+        mayReplace: (SecretItem) -> Bool
     ) throws(KeychainError) -> (SecretItem, Bool) {
-        let record = Record(attributes: attributes, type: type, contentType: contentType)
+        let record = Record(attributes: attributes, type: type, contentType: contentType, owner: owner)
         var fields = try Self.fields(of: record)
         fields[.label] = .string(label)
         do throws(KeychainError) {
@@ -97,6 +106,18 @@ struct SecretItemStore {
         } catch {
             guard error.code == .duplicateItem else { throw error }
             let identity = ItemQuery(.genericPassword, attributes: Self.identity(of: fields))
+            guard let existing = Self.item(from: try service.findOne(identity)) else {
+                throw KeychainError(.decode, "The item with these attributes is unreadable.")
+            }
+            guard mayReplace(existing) else {
+                throw KeychainError(
+                    .interactionNotAllowed,
+                    "Another application's item has these attributes: unlock it first."
+                )
+            }
+            let kept = Record(attributes: attributes, type: type, contentType: contentType, owner: existing.owner)
+            fields = try Self.fields(of: kept)
+            fields[.label] = .string(label)
             try service.update(identity, with: ItemChanges(attributes: fields, data: secret))
             didWrite()
             let updated = try service.findOne(identity)
@@ -108,7 +129,7 @@ struct SecretItemStore {
     /// Replaces an item's secret (and its content type).
     func setSecret(id: String, _ secret: SecretData, contentType: String) throws(KeychainError) {
         let (item, _) = try self.item(id: id)
-        let record = Record(attributes: item.attributes, type: item.type, contentType: contentType)
+        let record = Record(attributes: item.attributes, type: item.type, contentType: contentType, owner: item.owner)
         try update(id: id, ItemChanges(attributes: [.generic: .data(try Self.encode(record))], data: secret))
     }
 
@@ -120,7 +141,12 @@ struct SecretItemStore {
     /// Changes an item's attribute map (its `svce`/`acct`/`vwht` follow).
     func setAttributes(id: String, _ attributes: [String: String]) throws(KeychainError) {
         let (item, _) = try self.item(id: id)
-        let record = Record(attributes: attributes, type: item.type, contentType: item.contentType)
+        let record = Record(
+            attributes: attributes,
+            type: item.type,
+            contentType: item.contentType,
+            owner: item.owner
+        )
         try update(id: id, ItemChanges(attributes: try Self.fields(of: record)))
     }
 
@@ -197,7 +223,8 @@ struct SecretItemStore {
             type: record.type,
             contentType: record.contentType,
             created: created,
-            modified: found.attributes[.modificationDate]?.dateValue ?? created
+            modified: found.attributes[.modificationDate]?.dateValue ?? created,
+            owner: record.owner
         )
     }
 

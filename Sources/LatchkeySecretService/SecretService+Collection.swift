@@ -32,7 +32,8 @@ extension SecretService {
                     type: type,
                     secret: secret,
                     contentType: contentType,
-                    replace: replace
+                    owner: owner(forCreator: call.sender),
+                    mayReplace: { replace && mayUse($0, caller: call.sender) }
                 )
             }
             let path = ObjectPath.itemPath(item.id)

@@ -13,18 +13,20 @@ extension SecretService {
             }
             let session = try session(at: sessionPath, caller: call.sender)
             let (item, secret) = try keychain { () throws(KeychainError) in try items.item(id: id, withSecret: true) }
-            guard let secret else { throw .isLocked() }
+            guard let secret, mayUse(item, caller: call.sender) else { throw .isLocked(Self.foreignItem) }
             return [try session.encode(secret, contentType: item.contentType)]
         case "SetSecret":
             guard arguments.count == 1, case .structure(let fields) = arguments[0], fields.count == 4,
                 let sessionPath = fields[0].stringValue
             else { throw .invalidArguments("SetSecret takes (oayays).") }
             let session = try session(at: sessionPath, caller: call.sender)
+            try requireUse(id: id, caller: call.sender)
             let (secret, contentType) = try session.decode(arguments[0])
             try keychain { () throws(KeychainError) in try items.setSecret(id: id, secret, contentType: contentType) }
             emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
             return []
         case "Delete":
+            try requireUse(id: id, caller: call.sender)
             try keychain { () throws(KeychainError) in try items.delete(id: id) }
             emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemDeleted", [.objectPath(path)])
             emitItemsChanged()
@@ -34,11 +36,21 @@ extension SecretService {
         }
     }
 
-    /// The item's properties.
-    func itemProperties(id: String) throws(SecretServiceError) -> [String: BusValue] {
+    /// Why a caller cannot use an item that is not locked by the keychain itself.
+    static let foreignItem =
+        "The item belongs to another application: call Unlock on it, which asks the user, or run `latchkey unlock`."
+
+    /// Throws `IsLocked` unless `caller` may use item `id` now.
+    func requireUse(id: String, caller: String) throws(SecretServiceError) {
+        let (item, _) = try keychain { () throws(KeychainError) in try items.item(id: id) }
+        guard mayUse(item, caller: caller) else { throw .isLocked(Self.foreignItem) }
+    }
+
+    /// The item's properties as `caller` sees them (`Locked` is true for another application's item).
+    func itemProperties(id: String, caller: String) throws(SecretServiceError) -> [String: BusValue] {
         let (item, _) = try keychain { () throws(KeychainError) in try items.item(id: id) }
         return [
-            "Locked": .boolean(isLocked),
+            "Locked": .boolean(!mayUse(item, caller: caller)),
             "Attributes": .stringDictionary(item.attributes),
             "Label": .string(item.label),
             "Type": .string(item.type),
@@ -48,7 +60,8 @@ extension SecretService {
     }
 
     /// Sets a writable item property (`Label`, `Attributes`, `Type` is read-only here).
-    func setItemProperty(id: String, name: String, value: BusValue) throws(SecretServiceError) {
+    func setItemProperty(id: String, name: String, value: BusValue, caller: String) throws(SecretServiceError) {
+        try requireUse(id: id, caller: caller)
         switch name {
         case "Label":
             guard let label = value.stringValue else { throw .invalidArguments("Label is a string.") }

@@ -11,12 +11,12 @@ extension SecretService {
         }
         switch call.member {
         case "GetAll":
-            return [.properties(try properties(of: object, interface: interface))]
+            return [.properties(try properties(of: object, interface: interface, caller: call.sender))]
         case "Get":
             guard arguments.count == 2, let name = arguments[1].stringValue else {
                 throw .invalidArguments("Get takes (s, s).")
             }
-            guard let value = try properties(of: object, interface: interface, only: name)[name] else {
+            guard let value = try properties(of: object, interface: interface, caller: call.sender, only: name)[name] else {
                 throw .invalidArguments("No property \(name) on \(interface).")
             }
             return [.variant(value)]
@@ -26,7 +26,7 @@ extension SecretService {
             }
             switch object {
             case .item(let id) where interface == Self.itemInterface:
-                try setItemProperty(id: id, name: name, value: arguments[2])
+                try setItemProperty(id: id, name: name, value: arguments[2], caller: call.sender)
                 return []
             default:
                 throw .notSupported("The property \(name) cannot be set.")
@@ -41,6 +41,7 @@ extension SecretService {
     private func properties(
         of object: ObjectPath,
         interface: String,
+        caller: String,
         only name: String? = nil
     ) throws(SecretServiceError) -> [String: BusValue] {
         switch object {
@@ -49,7 +50,7 @@ extension SecretService {
         case .collection where interface.isEmpty || interface == Self.collectionInterface:
             return try collectionProperties(only: name)
         case .item(let id) where interface.isEmpty || interface == Self.itemInterface:
-            return try itemProperties(id: id)
+            return try itemProperties(id: id, caller: caller)
         case .unknown:
             throw .noSuchObject()
         default:

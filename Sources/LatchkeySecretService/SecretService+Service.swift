@@ -17,14 +17,21 @@ extension SecretService {
                 throw .invalidArguments("SearchItems takes a{ss}.")
             }
             let found = try keychain { () throws(KeychainError) in try items.search(query) }
-            return [.objectPaths(found.map { ObjectPath.itemPath($0.id) }), .objectPaths([])]
+            var unlocked: [String] = []
+            var locked: [String] = []
+            for item in found {
+                if mayUse(item, caller: call.sender) {
+                    unlocked.append(ObjectPath.itemPath(item.id))
+                } else {
+                    locked.append(ObjectPath.itemPath(item.id))
+                }
+            }
+            return [.objectPaths(unlocked), .objectPaths(locked)]
         case "Unlock":
             guard arguments.count == 1, let objects = arguments[0].objectPathsValue else {
                 throw .invalidArguments("Unlock takes ao.")
             }
-            // Unlocking needs the passphrase: `latchkey unlock` (the prompt object is the next step).
-            guard !isLocked else { throw .isLocked() }
-            return [.objectPaths(objects), .objectPath(ObjectPath.none)]
+            return try unlock(objects, caller: call.sender)
         case "Lock":
             guard arguments.count == 1, arguments[0].objectPathsValue != nil else {
                 throw .invalidArguments("Lock takes ao.")
@@ -41,7 +48,7 @@ extension SecretService {
             for path in paths {
                 guard case .item(let id) = ObjectPath(path) else { continue }
                 let found = try? keychain { () throws(KeychainError) in try items.item(id: id, withSecret: true) }
-                guard let (item, secret) = found, let secret else { continue }
+                guard let (item, secret) = found, let secret, mayUse(item, caller: call.sender) else { continue }
                 entries.append(.init(.objectPath(path), try session.encode(secret, contentType: item.contentType)))
             }
             if entries.isEmpty && !paths.isEmpty && isLocked { throw .isLocked() }

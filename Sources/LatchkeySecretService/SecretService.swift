@@ -17,7 +17,8 @@ import Logging
 /// let service = try SecretService.start(backend: backend, address: environment["DBUS_SESSION_BUS_ADDRESS"]!)
 /// ```
 public final class SecretService: @unchecked Sendable {
-    // SAFETY: after `start` returns, `sessions`, `nextSession` and the bus are used only on the bus thread
+    // SAFETY: after `start` returns, `sessions`, `callers`, `prompts`, their counters and the bus are used only
+    // on the bus thread
     // (every call is answered there); `backend` and `logger` are immutable and Sendable.
 
     /// The well-known name the service owns.
@@ -28,8 +29,13 @@ public final class SecretService: @unchecked Sendable {
     let backend: SecretServiceBackend
     let items: SecretItemStore
     let logger: Logger
-    private let bus: Bus
+    let bus: Bus
     var sessions: [String: SecretSession] = [:]
+    /// The connections seen so far, by unique name (`SecretCaller`).
+    var callers: [String: SecretCaller] = [:]
+    /// Prompts not yet completed, by their path's last element.
+    var prompts: [String: SecretPrompt] = [:]
+    var nextPrompt = 1
     var sessionOrder: [String] = []
     /// The `Locked` value clients last heard.
     var announcedLocked = true
@@ -59,7 +65,10 @@ public final class SecretService: @unchecked Sendable {
         let bus = try Bus(address: address, logger: logger)
         let service = SecretService(backend: backend, bus: bus, logger: logger)
         try bus.serve(prefix: ObjectPath.servicePath, handler: service)
-        try bus.onDisconnect { [weak service] name in service?.closeSessions(of: name) }
+        try bus.onDisconnect { [weak service] name in
+            service?.closeSessions(of: name)
+            service?.forgetCaller(name)
+        }
         service.announcedLocked = service.isLocked
         bus.onWake { [weak service] in service?.announceLockState() }
         if let updates = backend.lockStateUpdates {
@@ -165,6 +174,7 @@ extension SecretService: BusHandler {
         case .service: return try handleService(call)
         case .collection: return try handleCollection(call)
         case .item(let id): return try handleItem(call, id: id)
+        case .prompt(let name): return try handlePrompt(call, name: name)
         case .session(let name):
             guard call.member == "Close", call.interface.isEmpty || call.interface == "org.freedesktop.Secret.Session"
             else { break }

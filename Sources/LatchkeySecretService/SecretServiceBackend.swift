@@ -22,6 +22,9 @@ public struct SecretServiceBackend: Sendable {
     public var didWrite: @Sendable () -> Void
     /// The lock state now and after every change, so that clients hear `Locked` change; `nil` for none.
     public var lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)?
+    /// How callers are identified and asked (confinement), or `nil` to treat every caller alike and record
+    /// no owner (shared, with no prompts).
+    public var applications: SecretServiceApplications?
 
     /// A backend.
     ///
@@ -32,13 +35,15 @@ public struct SecretServiceBackend: Sendable {
     ///   - willHandleRequest: Called before each request.
     ///   - didWrite: Called after each committed write.
     ///   - lockStateUpdates: The lock state's changes, or `nil`.
+    ///   - applications: Caller identification, confinement and prompts, or `nil`.
     public init(
         keychain: any KeychainService,
         lockState: @escaping @Sendable () -> LockState,
         lock: @escaping @Sendable () -> Void,
         willHandleRequest: @escaping @Sendable () -> Void = {},
         didWrite: @escaping @Sendable () -> Void = {},
-        lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)? = nil
+        lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)? = nil,
+        applications: SecretServiceApplications? = nil
     ) {
         self.keychain = keychain
         self.lockState = lockState
@@ -46,5 +51,6 @@ public struct SecretServiceBackend: Sendable {
         self.willHandleRequest = willHandleRequest
         self.didWrite = didWrite
         self.lockStateUpdates = lockStateUpdates
+        self.applications = applications
     }
 }

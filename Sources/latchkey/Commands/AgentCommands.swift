@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Latchkey
 import LatchkeyAgent
+import LatchkeySecretService
 
 /// `agent`: runs the per-user agent that unlocks once for every process of the user.
 struct AgentCommand: ParsableCommand {
@@ -44,6 +45,16 @@ struct AgentCommand: ParsableCommand {
         help: "Also own org.freedesktop.secrets on the session bus (docs/secret-service.md)."
     )
     var secretService = false
+    @Option(
+        name: .customLong("secret-service-access"),
+        help: ArgumentHelp(
+            "confined: each application sees its own Secret Service items and is asked for others' (the default); "
+                + "shared: every client of the session bus sees every item, as with gnome-keyring. Default: "
+                + "$LATCHKEY_SECRET_SERVICE_ACCESS, else confined.",
+            valueName: "confined|shared"
+        )
+    )
+    var secretServiceAccess: SecretServiceApplications.Mode?
 
     func validate() throws {
         if let idleLock, !(idleLock > 0) { throw ValidationError("--idle-lock takes a positive number of seconds.") }
@@ -63,7 +74,7 @@ struct AgentCommand: ParsableCommand {
             }
             _ = try AgentServer.runUntilTerminated(configuration) { server in
                 FileHandle.standardOutput.write(Data("ready \(server.socketPath)\n".utf8))
-                if secretService { AgentSecretService.start(server) }
+                if secretService { AgentSecretService.start(server, access: secretServiceAccess) }
             }
         }
     }
@@ -169,3 +180,5 @@ enum RunningAgent {
         return agent
     }
 }
+
+extension SecretServiceApplications.Mode: ExpressibleByArgument {}

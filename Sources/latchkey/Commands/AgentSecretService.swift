@@ -13,7 +13,10 @@ enum AgentSecretService {
     /// Claims `org.freedesktop.secrets` on `$DBUS_SESSION_BUS_ADDRESS` for `server`'s keychain and prints
     /// "secret-service ready org.freedesktop.secrets"; on failure the agent stops and the process exits 1
     /// with the reason on standard error.
-    static func start(_ server: AgentServer) {
+    ///
+    /// - Parameter access: Confined or shared (`--secret-service-access`); `nil` takes
+    ///   `$LATCHKEY_SECRET_SERVICE_ACCESS`, else confined.
+    static func start(_ server: AgentServer, access: SecretServiceApplications.Mode?) {
         do {
             let address = try SecretService.sessionBusAddress()
             let backend = SecretServiceBackend(
@@ -21,7 +24,8 @@ enum AgentSecretService {
                 lockState: { server.lockState },
                 lock: { server.lockForEveryone() },
                 willHandleRequest: { server.noteInProcessRequest() },
-                lockStateUpdates: { server.lockStateUpdates() }
+                lockStateUpdates: { server.lockStateUpdates() },
+                applications: try applications(of: server, mode: access)
             )
             let service = try SecretService.start(
                 backend: backend,
@@ -35,5 +39,55 @@ enum AgentSecretService {
             server.stop()
             exit(1)
         }
+    }
+
+    /// The agent's identification, policy and prompter, as the Secret Service uses them.
+    private static func applications(
+        of server: AgentServer,
+        mode: SecretServiceApplications.Mode?
+    ) throws(SecretServiceError) -> SecretServiceApplications {
+        let environment = ProcessInfo.processInfo.environment
+        var chosen = mode ?? .confined
+        if mode == nil, let text = environment["LATCHKEY_SECRET_SERVICE_ACCESS"], !text.isEmpty {
+            guard let named = SecretServiceApplications.Mode(rawValue: text) else {
+                throw .failed("LATCHKEY_SECRET_SERVICE_ACCESS must be confined or shared, not \(text).")
+            }
+            chosen = named
+        }
+        // Pinentry shows on the agent's own display: a D-Bus client has no terminal to lend.
+        let target = AgentPrompter.Target(
+            display: environment["DISPLAY"],
+            waylandDisplay: environment["WAYLAND_DISPLAY"]
+        )
+        var ask: (@Sendable (SecretServiceApplications.Question) -> Bool)?
+        var unlock: (@Sendable () throws(KeychainError) -> Void)?
+        if server.configuration.pinentry != nil {
+            ask = { question in
+                let description =
+                    "Allow \(question.identity) (pid \(question.process)) to use the secrets that "
+                    + "\(question.owner) stored in the Secret Service?"
+                let allowed = try? server.askForGroup(
+                    question.group,
+                    identity: question.identity,
+                    process: question.process,
+                    target: target,
+                    description: description
+                )
+                return allowed ?? false
+            }
+            unlock = { () throws(KeychainError) in
+                try server.unlockAskingUser(
+                    description: "An application asks the Secret Service to unlock the keychain \(server.keychainPath).",
+                    target: target
+                )
+            }
+        }
+        return SecretServiceApplications(
+            mode: chosen,
+            identify: { server.applicationIdentity(ofProcess: $0) },
+            holds: { identity, group in server.policyGroups(for: identity).contains(group) },
+            ask: ask,
+            unlock: unlock
+        )
     }
 }

@@ -1,0 +1,162 @@
+import Foundation
+import Latchkey
+
+/// `Unlock` and `org.freedesktop.Secret.Prompt`: what a caller cannot use yet (a locked keychain, another
+/// application's items) is unlocked by a prompt that asks the user.
+extension SecretService {
+    static let promptInterface = "org.freedesktop.Secret.Prompt"
+
+    /// `Unlock(objects)`: the objects usable by the caller now, and a prompt for the rest ("/" when none).
+    ///
+    /// The keychain's own lock needs its passphrase (asked by the agent's prompter); an item of another
+    /// application needs the user's permission (asked once per owner). Without a prompter, a locked keychain
+    /// answers `IsLocked` (unlock it with `latchkey unlock`) and items that need permission stay locked.
+    func unlock(_ objects: [String], caller name: String) throws(SecretServiceError) -> [BusValue] {
+        let applications = backend.applications
+        let keychainLocked = isLocked
+        if keychainLocked && applications?.unlock == nil {
+            throw .isLocked("The keychain is locked and the agent has no prompter: run `latchkey unlock`.")
+        }
+        var usable: [String] = []
+        var owners: [String] = []
+        var waiting = false
+        for path in objects {
+            switch ObjectPath(path) {
+            case .collection, .service:
+                if keychainLocked { waiting = true } else { usable.append(path) }
+            case .item(let id):
+                guard case .found(let owner) = itemOwner(id: id) else { continue }
+                if mayUse(owner: owner, caller: name) {
+                    if keychainLocked { waiting = true } else { usable.append(path) }
+                } else if let owner, applications?.ask != nil {
+                    waiting = true
+                    if !owners.contains(owner) { owners.append(owner) }
+                }
+            default:
+                continue
+            }
+        }
+        guard waiting else { return [.objectPaths(usable), .objectPath(ObjectPath.none)] }
+        let promptName = "p\(nextPrompt)"
+        nextPrompt += 1
+        prompts[promptName] = SecretPrompt(
+            caller: name,
+            objects: objects,
+            owners: owners,
+            unlocksKeychain: keychainLocked
+        )
+        return [.objectPaths(usable), .objectPath(ObjectPath.promptPath(promptName))]
+    }
+
+    /// What `itemOwner` found.
+    private enum OwnerLookup {
+        /// The item, and the owner recorded on it (`nil` for an item stored before confinement, and for
+        /// every item while the keychain is locked: its owner is read once it is unlocked).
+        case found(String?)
+        /// No such item.
+        case missing
+    }
+
+    /// The owner recorded on item `id`.
+    private func itemOwner(id: String) -> OwnerLookup {
+        if isLocked { return SecretItemStore.reference(from: id) == nil ? .missing : .found(nil) }
+        guard let (item, _) = try? items.item(id: id) else { return .missing }
+        return .found(item.owner)
+    }
+
+    /// `Prompt(window-id)` and `Dismiss()` on the prompt `name`.
+    func handlePrompt(_ call: BusCall, name: String) throws(SecretServiceError) -> [BusValue] {
+        guard var prompt = prompts[name], prompt.caller == call.sender else {
+            throw .noSuchObject("No such prompt: it was completed, dismissed, or made for another client.")
+        }
+        switch call.member {
+        case "Prompt":
+            guard !prompt.started else { return [] }
+            prompt.started = true
+            prompts[name] = prompt
+            ask(prompt, name: name)
+            return []
+        case "Dismiss":
+            prompts[name] = nil
+            emitCompleted(name, dismissed: true, unlocked: [])
+            return []
+        default:
+            throw .unknownMethod("No method \(call.member) on a prompt.")
+        }
+    }
+
+    /// Asks the user on another thread (pinentry waits for a person) and completes on the bus thread.
+    private func ask(_ prompt: SecretPrompt, name: String) {
+        guard let applications = backend.applications else {
+            completePrompt(name, dismissed: true, granted: [])
+            return
+        }
+        let caller = self.caller(prompt.caller)
+        let bus = self.bus
+        let logger = self.logger
+        Thread.detachNewThread { [self] in
+            var dismissed = false
+            var granted: [String] = []
+            if prompt.unlocksKeychain {
+                do throws(KeychainError) {
+                    try applications.unlock?()
+                } catch {
+                    logger.info("secret service: keychain not unlocked", metadata: ["code": "\(error.code.rawValue)"])
+                    dismissed = true
+                }
+            }
+            if !dismissed, let identity = caller.identity, let ask = applications.ask {
+                for owner in prompt.owners {
+                    let question = SecretServiceApplications.Question(
+                        identity: identity,
+                        process: caller.process,
+                        owner: owner,
+                        group: SecretServiceApplications.group(ofOwner: owner)
+                    )
+                    if ask(question) { granted.append(owner) }
+                }
+                if granted.isEmpty && !prompt.owners.isEmpty && !prompt.unlocksKeychain { dismissed = true }
+            }
+            let answer = granted
+            let wasDismissed = dismissed
+            bus.perform { self.completePrompt(name, dismissed: wasDismissed, granted: answer) }
+        }
+    }
+
+    /// Records the user's answers for the caller and emits `Completed` with the objects it can now use (on
+    /// the bus thread).
+    private func completePrompt(_ name: String, dismissed: Bool, granted: [String]) {
+        guard let prompt = prompts.removeValue(forKey: name) else { return }  // dismissed meanwhile
+        if var caller = callers[prompt.caller] {
+            caller.allowed.formUnion(granted)
+            caller.notGranted.subtract(granted)
+            callers[prompt.caller] = caller
+        }
+        announceLockState()
+        var unlocked: [String] = []
+        if !dismissed && !isLocked {
+            for path in prompt.objects {
+                switch ObjectPath(path) {
+                case .collection, .service:
+                    unlocked.append(path)
+                case .item(let id):
+                    if case .found(let owner) = itemOwner(id: id), mayUse(owner: owner, caller: prompt.caller) {
+                        unlocked.append(path)
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+        emitCompleted(name, dismissed: dismissed, unlocked: unlocked)
+    }
+
+    private func emitCompleted(_ name: String, dismissed: Bool, unlocked: [String]) {
+        emit(
+            ObjectPath.promptPath(name),
+            Self.promptInterface,
+            "Completed",
+            [.boolean(dismissed), .variant(.objectPaths(unlocked))]
+        )
+    }
+}
