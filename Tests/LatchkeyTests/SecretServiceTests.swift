@@ -157,8 +157,11 @@ struct SecretServiceTests {
         let result = try harness.run(python, ["-c", script])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "kr-secret\nNone\n")
+        // secret-tool is another application: the agent asks once ("Allow once") before it reads python's item.
+        harness.pinentry.answer(["NOTOK"])
         let looked = try harness.secretTool(["lookup", "service", "py-keyring.example", "username", "dora"])
         #expect(looked.stdout == "kr-secret", "\(looked.stderr)")
+        #expect(harness.pinentry.commands(named: "CONFIRM").count == 1)
     }
 
     @Test func gitCredentialLibsecretStoresAndReadsAGitPassword() throws {
@@ -192,6 +195,8 @@ struct SecretServiceTests {
         #expect(filled.status == 0, "\(filled.stderr)")
         #expect(filled.stdout.contains("username=alice\npassword=g1t-secret\n"), "\(filled.stdout)")
         // The helper's attributes are not service/username: found by reading the candidates' attributes.
+        // secret-tool is another application than the helper: "Always allow" once.
+        harness.pinentry.answer(["OK"])
         let looked = try harness.secretTool(["lookup", "server", "git.example.com", "user", "alice"])
         #expect(looked.stdout == "g1t-secret", "\(looked.stderr)")
         let rejected = try harness.run(git, gitArguments + ["reject"], input: request + "username=alice\n\n")

@@ -27,15 +27,25 @@ final class SecretServiceHarness: @unchecked Sendable {
     let bus: RunningProcess
     /// The agent.
     let agent: RunningProcess
+    /// The agent's arguments after `agent --foreground --secret-service`.
+    let agentArguments: [String]
     /// `secret-tool` (Debian's libsecret-tools).
     let secretToolPath: String
+    /// The agent's prompter (`--pinentry`): it cancels every question until a test gives it answers.
+    let pinentry: ScriptedPinentry
 
-    /// Starts the bus and the agent on it, waits for the agent's "ready" and "secret-service ready" lines
-    /// and unlocks it (unless `unlock` is false).
-    init(unlock: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// Starts the bus and the agent on it (with `agentArguments` added, and the scripted pinentry as its
+    /// prompter), waits for the agent's "ready" and "secret-service ready" lines and unlocks it (unless
+    /// `unlock` is false).
+    init(
+        unlock: Bool = true,
+        agentArguments: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let daemon = try Peer.require("dbus-daemon", package: "dbus-daemon", sourceLocation: sourceLocation)
         secretToolPath = try Peer.require("secret-tool", package: "libsecret-tools", sourceLocation: sourceLocation)
         keychain = TemporaryKeychain()
+        pinentry = try ScriptedPinentry(directory: keychain.directory, sourceLocation: sourceLocation)
         let runtimeDirectory = keychain.directory + "/run"
         var environment = try AgentHarness.createKeychain(
             keychain,
@@ -55,21 +65,26 @@ final class SecretServiceHarness: @unchecked Sendable {
         }
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
-        agent = try Self.spawnAgent(environment: environment, sourceLocation: sourceLocation)
+        self.agentArguments = ["--pinentry", pinentry.path] + agentArguments
+        agent = try Self.spawnAgent(self.agentArguments, environment: environment, sourceLocation: sourceLocation)
         if unlock { try self.unlock(sourceLocation: sourceLocation) }
     }
 
     /// Starts another agent with `--secret-service` on the harness's bus and keychain (after the first one
     /// died), waiting for its two ready lines. The caller stops it.
     func startAnotherAgent(sourceLocation: SourceLocation = #_sourceLocation) throws -> RunningProcess {
-        try Self.spawnAgent(environment: environment, sourceLocation: sourceLocation)
+        try Self.spawnAgent(agentArguments, environment: environment, sourceLocation: sourceLocation)
     }
 
     private static func spawnAgent(
+        _ arguments: [String],
         environment: [String: String],
         sourceLocation: SourceLocation
     ) throws -> RunningProcess {
-        let agent = try BuiltExecutable.spawn(["agent", "--foreground", "--secret-service"], environment: environment)
+        let agent = try BuiltExecutable.spawn(
+            ["agent", "--foreground", "--secret-service"] + arguments,
+            environment: environment
+        )
         let lines = agent.waitForLines(2, timeout: 60) ? agent.stdoutLines : []
         guard lines.count >= 2, lines[1] == "secret-service ready org.freedesktop.secrets" else {
             let finished = agent.waitForExit(timeout: 10)
@@ -101,6 +116,15 @@ final class SecretServiceHarness: @unchecked Sendable {
     /// Runs `secret-tool` on the private bus.
     func secretTool(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
         try CLIRunner.run(secretToolPath, arguments, environment: environment, input: input.map { Data($0.utf8) })
+    }
+
+    /// Runs a copy of `secret-tool` at `path` (another application to the agent: the identity is the
+    /// executable's path), copying it there first.
+    func secretToolCopy(at path: String, _ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+        if !FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.copyItem(atPath: secretToolPath, toPath: path)
+        }
+        return try CLIRunner.run(path, arguments, environment: environment, input: input.map { Data($0.utf8) })
     }
 
     /// Runs `program` (another peer) on the private bus, without a terminal to prompt on.
