@@ -187,21 +187,27 @@ package struct RowFilter: Sendable, Equatable {
     package var primaryKey: Data?
     /// Stop after this many rows (in insertion order); `nil` for all.
     package var limit: Int?
+    /// Search-tag tokens every row must carry (in the `tags` table); the search is then driven by the
+    /// tags' index.
+    package var tags: [Data]
 
     package init(
         conditions: [(column: String, tokens: [Data])] = [],
         persistref: Data? = nil,
         primaryKey: Data? = nil,
-        limit: Int? = nil
+        limit: Int? = nil,
+        tags: [Data] = []
     ) {
         self.conditions = conditions
         self.persistref = persistref
         self.primaryKey = primaryKey
         self.limit = limit
+        self.tags = tags
     }
 
     package static func == (lhs: RowFilter, rhs: RowFilter) -> Bool {
         lhs.persistref == rhs.persistref && lhs.primaryKey == rhs.primaryKey && lhs.limit == rhs.limit
+            && lhs.tags == rhs.tags
             && lhs.conditions.map(\.column) == rhs.conditions.map(\.column)
             && lhs.conditions.map(\.tokens) == rhs.conditions.map(\.tokens)
     }

@@ -103,6 +103,11 @@ package struct StorageReader {
     ///
     /// - Parameter includeSecret: Whether to read the secret ciphertext (skipped for attribute-only reads).
     package func select(from table: ItemTable, where filter: RowFilter, includeSecret: Bool) throws -> [ItemRow] {
+        if !filter.tags.isEmpty {
+            // A file not migrated to v3 (opened read-only) has no tags table, so no item with tags.
+            guard try hasTagTable() else { return [] }
+            return try select(table, filter, includeSecret, driving: Self.tagIndex)
+        }
         if case .direct(let connection) = source, let first = firstCandidate(table, filter),
             let rows = try connection.withinBudget(
                 Self.speculationBudget,
@@ -116,6 +121,63 @@ package struct StorageReader {
         case .planner: return try select(table, filter, includeSecret, driving: nil)
         case .column(let column): return try select(table, filter, includeSecret, driving: column)
         }
+    }
+
+    /// The `driving` value of a search by tags: no token column's index may drive it (each gets a `+`), so
+    /// that SQLite starts from the rows of the tags' tokens (`tags_token`) and reads only the rows carrying
+    /// every tag, by row id.
+    static let tagIndex = "tags"
+
+    /// Whether the file has the `tags` table (migration v3).
+    private func hasTagTable() throws -> Bool {
+        var query = try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tags'")
+        return try query.step()
+    }
+
+    /// SQLite's plan (`EXPLAIN QUERY PLAN`, one detail line per step) for the statement `select` runs first
+    /// for `filter`; tests use it to show which index drives a search.
+    package func queryPlan(from table: ItemTable, where filter: RowFilter, includeSecret: Bool) throws -> [String] {
+        let driving: String? = filter.tags.isEmpty ? firstCandidate(table, filter) : Self.tagIndex
+        let key = selectKey(table, filter, includeSecret, driving: driving)
+        var query = try query("EXPLAIN QUERY PLAN " + key.sql(SelectSQL.of(table)))
+        var details: [String] = []
+        while try query.step() { details.append(try query.requiredText(3)) }
+        return details
+    }
+
+    /// The shape of the statement that selects `filter`'s rows of `table`, driven by the index on `driving`.
+    private func selectKey(
+        _ table: ItemTable,
+        _ filter: RowFilter,
+        _ includeSecret: Bool,
+        driving: String?
+    ) -> SelectKey {
+        let shape = SelectSQL.of(table)
+        return SelectKey(
+            table: table,
+            includeSecret: includeSecret,
+            persistref: filter.persistref != nil,
+            primaryKey: filter.primaryKey != nil,
+            limited: filter.limit != nil,
+            terms: filter.conditions.map { Self.term($0, shape, driving: driving) },
+            tags: filter.tags.count
+        )
+    }
+
+    /// One condition's term: its column, its token count, and whether a `+` keeps its index from driving.
+    private static func term(
+        _ condition: (column: String, tokens: [Data]),
+        _ shape: SelectSQL,
+        driving: String?
+    ) -> SelectKey.Term {
+        guard let column = shape.tokenColumns.firstIndex(of: condition.column) else {
+            preconditionFailure("unknown column \(condition.column)")
+        }
+        // A unary `+` keeps a term out of index selection without changing its value (SQLite's
+        // documented way to disqualify an index), so that the chosen index drives the search.
+        let disqualified =
+            driving != nil && driving != condition.column && shape.indexedColumns.contains(condition.column)
+        return SelectKey.Term(column: column, tokens: condition.tokens.count, disqualified: disqualified)
     }
 
     /// SQLite virtual-machine instructions a search driven without probing may take (about a hundred
@@ -134,41 +196,26 @@ package struct StorageReader {
         budgeted: ReadConnection? = nil
     ) throws -> [ItemRow] {
         let shape = SelectSQL.of(table)
-        // A unary `+` keeps a term out of index selection without changing its value (SQLite's
-        // documented way to disqualify an index), so that the chosen index drives the search.
-        func term(_ condition: (column: String, tokens: [Data])) -> SelectKey.Term {
-            guard let column = shape.tokenColumns.firstIndex(of: condition.column) else {
-                preconditionFailure("unknown column \(condition.column)")
-            }
-            let disqualified =
-                driving != nil && driving != condition.column && shape.indexedColumns.contains(condition.column)
-            return SelectKey.Term(column: column, tokens: condition.tokens.count, disqualified: disqualified)
-        }
-        func key() -> SelectKey {
-            SelectKey(
+        func key() -> SelectKey { selectKey(table, filter, includeSecret, driving: driving) }
+        // A search by tags is keyed by its `SelectKey` (the signature has no room for tags).
+        var signature =
+            filter.tags.isEmpty
+            ? SelectKey.Signature(
                 table: table,
                 includeSecret: includeSecret,
                 persistref: filter.persistref != nil,
                 primaryKey: filter.primaryKey != nil,
-                limited: filter.limit != nil,
-                terms: filter.conditions.map(term)
-            )
-        }
-        var signature = SelectKey.Signature(
-            table: table,
-            includeSecret: includeSecret,
-            persistref: filter.persistref != nil,
-            primaryKey: filter.primaryKey != nil,
-            limited: filter.limit != nil
-        )
+                limited: filter.limit != nil
+            ) : nil
         for condition in filter.conditions {
             guard var packed = signature else { break }
-            signature = packed.append(term(condition)) ? packed : nil
+            signature = packed.append(Self.term(condition, shape, driving: driving)) ? packed : nil
         }
         let statementKey = signature.map { StatementKey.selectSignature($0.bits) } ?? .select(key())
         var query = try query(statementKey) { key().sql(shape) }
         if let persistref = filter.persistref { try query.bind(persistref) }
         if let primaryKey = filter.primaryKey { try query.bind(primaryKey) }
+        for tag in filter.tags { try query.bind(tag) }
         for condition in filter.conditions {
             for token in condition.tokens { try query.bind(token) }
         }
@@ -330,6 +377,8 @@ struct SelectKey: Hashable {
     var primaryKey: Bool
     var limited: Bool
     var terms: [Term] = []
+    /// How many search-tag tokens the row must carry.
+    var tags = 0
 
     /// The same shape packed into 64 bits, when it fits (up to five terms of at most 31 tokens each,
     /// the usual query), so that looking up its statement hashes one integer and allocates nothing.
@@ -357,7 +406,8 @@ struct SelectKey: Hashable {
         }
     }
 
-    /// The SQL text; parameters in order: persistref, primary key, each term's tokens, the limit.
+    /// The SQL text; parameters in order: persistref, primary key, the tag tokens, each term's tokens, the
+    /// limit.
     func sql(_ shape: SelectSQL) -> String {
         var sql = includeSecret ? shape.headWithSecret : shape.headWithoutSecret
         var separator = " WHERE "
@@ -367,6 +417,12 @@ struct SelectKey: Hashable {
         }
         if primaryKey {
             sql += separator + "pk = ?"
+            separator = " AND "
+        }
+        if tags > 0 {
+            // The rows carrying every tag: each token's entries in `tags_token`, intersected.
+            let one = "SELECT item FROM tags WHERE token = ? AND tbl = '\(table.rawValue)'"
+            sql += separator + "id IN (" + Array(repeating: one, count: tags).joined(separator: " INTERSECT ") + ")"
             separator = " AND "
         }
         for term in terms {

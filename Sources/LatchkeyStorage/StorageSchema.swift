@@ -4,7 +4,8 @@ import GRDB
 /// as new migrations appended here, and `formatVersion` goes up when older builds can no longer read.
 enum StorageSchema {
     /// The on-disk format version written to `meta.format` (see docs/storage-format.md): 2 since the row
-    /// ledger (format 1 files are read, and upgraded at their first writable unlock).
+    /// ledger (format 1 files are read, and upgraded at their first writable unlock). The `tags` table
+    /// (migration v3) left it at 2: builds without it open such a file and cannot corrupt it.
     static let formatVersion = 2
 
     static var migrator: DatabaseMigrator {
@@ -44,6 +45,20 @@ enum StorageSchema {
             // The row ledger's seal lives beside the change counter: every item write updates both, so
             // they share one page of the commit instead of dirtying the `meta` page as well.
             try db.execute(sql: "ALTER TABLE changes ADD COLUMN ledger BLOB")
+        }
+        migrator.registerMigration("v3") { db in
+            // Search tags: one row per (item, tag token). The primary key serves the item's own rows (replaced
+            // on update, removed on delete); `tags_token` serves searches, which start from a token's rows.
+            // Older builds open the file unchanged (they know v1 and v2, which are complete); see
+            // docs/storage-format.md §Search tags for what they do to tags.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tags (
+                        tbl TEXT NOT NULL, item INTEGER NOT NULL, token BLOB NOT NULL,
+                        PRIMARY KEY (tbl, item, token)) WITHOUT ROWID;
+                    CREATE INDEX tags_token ON tags(token, tbl, item);
+                    """
+            )
         }
         return migrator
     }

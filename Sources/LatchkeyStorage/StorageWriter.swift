@@ -84,9 +84,25 @@ package struct StorageWriter {
         }
     }
 
-    /// Deletes the row with `id` from `table`.
+    /// Deletes the row with `id` from `table`, and its search tags.
     package func delete(id: Int64, from table: ItemTable) throws {
         try db.cachedStatement(sql: "DELETE FROM \(table.rawValue) WHERE id = ?").execute(arguments: [id])
+        try deleteTags(of: id, in: table)
+    }
+
+    /// Replaces the search-tag tokens of the row with `id` in `table` by `tokens` (none: the row has no tags).
+    package func setTags(_ tokens: [Data], of id: Int64, in table: ItemTable) throws {
+        try deleteTags(of: id, in: table)
+        guard !tokens.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (tbl, item, token) VALUES (?, ?, ?)")
+        for token in tokens { try statement.execute(arguments: [table.rawValue, id, token]) }
+    }
+
+    /// Removes every search-tag token of the row with `id` in `table`.
+    private func deleteTags(of id: Int64, in table: ItemTable) throws {
+        try db.cachedStatement(sql: "DELETE FROM tags WHERE tbl = ? AND item = ?").execute(arguments: [
+            table.rawValue, id,
+        ])
     }
 
     /// Stores the row ledger's seal (in the `changes` row, beside the counter every item write bumps).

@@ -6,6 +6,7 @@ extension KeychainService {
     /// Adds an item, applying Apple's defaults (access group, accessibility, dates, empty primary-key
     /// values) and uniqueness rules.
     ///
+    /// - Parameter searchTags: Tags to find the item by (`NewItem.searchTags`; never returned).
     /// - Returns: The stored item (all attributes, the secret, the persistent reference).
     /// - Throws: `duplicateItem` (-25299) when the primary key exists; `interactionNotAllowed` (-25308) when
     ///   the item's class key is locked; `noSuchAttribute`, `param`, `missingEntitlement` for bad input.
@@ -13,22 +14,29 @@ extension KeychainService {
     public func add(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
-        data: SecretData?
+        data: SecretData?,
+        searchTags: [String] = []
     ) throws(KeychainError) -> FoundItem {
-        try single(perform(.add(NewItem(itemClass, attributes: attributes, data: data))).items())
+        try single(
+            perform(.add(NewItem(itemClass, attributes: attributes, data: data, searchTags: searchTags))).items()
+        )
     }
 
     /// Adds the item, or, when a live item has the same primary key, updates exactly that item with the
     /// given attributes and secret, in one transaction (never `duplicateItem`).
     ///
+    /// - Parameter searchTags: The item's search tags (replacing an updated item's tags).
     /// - Returns: The item as stored.
     @discardableResult
     public func upsert(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
-        data: SecretData?
+        data: SecretData?,
+        searchTags: [String] = []
     ) throws(KeychainError) -> FoundItem {
-        try single(perform(.upsert(NewItem(itemClass, attributes: attributes, data: data))).items())
+        try single(
+            perform(.upsert(NewItem(itemClass, attributes: attributes, data: data, searchTags: searchTags))).items()
+        )
     }
 
     /// Finds items matching `query`, in insertion order.

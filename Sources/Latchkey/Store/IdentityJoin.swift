@@ -21,6 +21,11 @@ enum IdentityJoin {
         var certificate: KeychainStore.OpenedRow
     }
 
+    /// Search tags belong to stored items; an identity is a join of two.
+    static var searchTagsRefused: KeychainError {
+        KeychainError(.param, "Search tags do not apply to identities; tag and search their certificate or key.")
+    }
+
     /// Whether `query` names identities (by class or by an `idnt` persistent reference).
     static func isIdentity(_ query: ItemQuery) -> Bool {
         query.itemClass == .identity || query.persistentReference?.prefix(4) == Data(ItemClass.identity.rawValue.utf8)
@@ -31,6 +36,7 @@ enum IdentityJoin {
     /// - Throws: `notAvailable` for a filter on a certificate attribute the join does not expose (as Apple's
     ///   SQL "no such column").
     static func partQueries(_ query: ItemQuery) throws(KeychainError) -> (certificate: ItemQuery, key: ItemQuery) {
+        guard query.searchTags.isEmpty else { throw searchTagsRefused }
         var keyFilters: [AttributeName: AttributeValue] = [:]
         var certificateFilters: [AttributeName: AttributeValue] = [:]
         let keySchema = ItemSchema.of(.key)

@@ -130,7 +130,9 @@ enum ItemCrypto {
         }
     }
 
-    /// Builds the encrypted row for a complete attribute set.
+    /// Builds the encrypted row for a complete attribute set; `tags` (the item's search-tag tokens) are
+    /// sealed into the attribute record, so that a tag index row added to the file cannot give the item a
+    /// tag (`KeychainStore.openRows` checks them).
     static func seal(
         table: ItemTable,
         persistref: Data,
@@ -138,7 +140,8 @@ enum ItemCrypto {
         secret: SecretData?,
         classKey: SymmetricKey,
         tokens: TokenCache,
-        schema: ItemSchema
+        schema: ItemSchema,
+        tags: [Data] = []
     ) throws(KeychainError) -> ItemRow {
         try mappingErrors {
             let itemKey = KeyWrap.randomKey()
@@ -154,7 +157,7 @@ enum ItemCrypto {
                 attributes: Data(),
                 secret: nil
             )
-            var record = RecordCodec.encode(attributes)
+            var record = RecordCodec.encode(attributes, tags: tags)
             defer { record.resetBytes(in: 0..<record.count) }
             row.attributes = try record.withUnsafeBytes { plaintext in
                 try seal(plaintext, key: itemKey, context: attributesParts(table, row))
@@ -169,7 +172,7 @@ enum ItemCrypto {
         }
     }
 
-    /// Decrypts a row's attributes and, when asked, its secret.
+    /// Decrypts a row's attributes (with its search-tag tokens) and, when asked, its secret.
     ///
     /// - Throws: `decode` when any part fails authentication.
     static func open(
@@ -178,7 +181,7 @@ enum ItemCrypto {
         classKey: SymmetricKey,
         withSecret: Bool
     ) throws(KeychainError) -> (
-        attributes: [AttributeName: AttributeValue], secret: SecretData?
+        attributes: [AttributeName: AttributeValue], secret: SecretData?, tags: [Data]
     ) {
         let itemKey: SymmetricKey
         let record: Data
@@ -192,8 +195,8 @@ enum ItemCrypto {
                 underlying: error.description
             )
         }
-        let attributes = try RecordCodec.decode(record)
-        guard withSecret, let sealedSecret = row.secret else { return (attributes, nil) }
+        let (attributes, tags) = try RecordCodec.decodeRecord(record)
+        guard withSecret, let sealedSecret = row.secret else { return (attributes, nil, tags) }
         var plaintext: Data
         do {
             plaintext = try open(sealedSecret, key: itemKey, context: secretParts(table, row.persistref))
@@ -201,7 +204,7 @@ enum ItemCrypto {
             throw KeychainError(.decode, "An item's secret failed authentication (corrupt or tampered).")
         }
         defer { plaintext.resetBytes(in: 0..<plaintext.count) }
-        return (attributes, try RecordCodec.decodeSecret(plaintext))
+        return (attributes, try RecordCodec.decodeSecret(plaintext), tags)
     }
 
     /// `KeyWrap.unwrap` for the read path: the same checks, with concrete types (no generic dispatch).

@@ -12,6 +12,7 @@ extension ItemTransaction {
     /// another certificate still pairs with it; a plain query runs as a certificate delete and then a key
     /// delete with the same attributes, as Apple's client does.
     func deleteIdentities(_ query: ItemQuery) throws -> Int {
+        guard query.searchTags.isEmpty else { throw IdentityJoin.searchTagsRefused }
         guard query.identity != nil || query.persistentReference != nil else {
             let certificates = try deleteAll(
                 ItemQuery(.certificate, attributes: query.attributes, synchronizable: query.synchronizable)
@@ -75,6 +76,7 @@ extension ItemTransaction {
         with changes: ItemChanges,
         _ authentication: AuthenticationPolicy
     ) throws -> Int {
+        guard query.searchTags.isEmpty, changes.searchTags == nil else { throw IdentityJoin.searchTagsRefused }
         guard query.identity != nil || query.persistentReference != nil else {
             let certificates = try updateAll(
                 ItemQuery(.certificate, attributes: query.attributes, synchronizable: query.synchronizable),

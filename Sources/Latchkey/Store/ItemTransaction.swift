@@ -35,17 +35,23 @@ final class ItemTransaction {
         self.ledger = ledger
     }
 
-    /// Inserts a row and notes it in the ledger.
-    private func insertRow(_ row: ItemRow, into table: ItemTable) throws {
+    /// Inserts a row with its search-tag tokens (the same tokens its record seals) and notes it in the
+    /// ledger.
+    private func insertRow(_ row: ItemRow, into table: ItemTable, tags: [Data] = []) throws {
         var inserted = row
-        inserted.id = try writer.insert(row, into: table)
+        let id = try writer.insert(row, into: table)
+        inserted.id = id
+        // Row ids are never reused (AUTOINCREMENT), so a new row has no tag rows to replace.
+        if !tags.isEmpty { try writer.setTags(tags, of: id, in: table) }
         ledger?.inserted(inserted, in: table)
     }
 
-    /// Rewrites a row (its id set) and notes it in the ledger.
-    private func updateRow(_ row: ItemRow, in table: ItemTable) throws {
-        if let id = row.id { try ledger?.willChange(id: id, in: table) }
+    /// Rewrites a row (its id set) and notes it in the ledger; non-nil `tags` replace its search-tag tokens.
+    private func updateRow(_ row: ItemRow, in table: ItemTable, tags: [Data]? = nil) throws {
+        guard let id = row.id else { preconditionFailure("update needs a row id") }
+        try ledger?.willChange(id: id, in: table)
         try writer.update(row, in: table)
+        if let tags { try writer.setTags(tags, of: id, in: table) }
         ledger?.wrote(row, in: table)
     }
 
@@ -88,29 +94,38 @@ final class ItemTransaction {
     func add(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
-        data: SecretData?
+        data: SecretData?,
+        searchTags: [String] = []
     ) throws
         -> FoundItem
     {
-        let new = try sealNew(itemClass, attributes: attributes, data: data)
-        try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table) }
+        let new = try sealNew(itemClass, attributes: attributes, data: data, searchTags: searchTags)
+        try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags) }
         changed = true
         return new.item
     }
 
+    /// Adds `item` (see `add(_:attributes:data:searchTags:)`).
+    @discardableResult
+    func add(_ item: NewItem) throws -> FoundItem {
+        try add(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags)
+    }
+
     /// Adds an item, or updates exactly the live item an add would collide with (same primary key: same
     /// class, access group, synchronizable flag and key attributes) with the given attributes and secret.
-    /// Never `duplicateItem`; the creation date and persistent reference of an updated item stay.
+    /// Never `duplicateItem`; the creation date and persistent reference of an updated item stay, and its
+    /// search tags become `searchTags`.
     func upsert(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
-        data: SecretData?
+        data: SecretData?,
+        searchTags: [String] = []
     ) throws
         -> FoundItem
     {
-        let new = try sealNew(itemClass, attributes: attributes, data: data)
+        let new = try sealNew(itemClass, attributes: attributes, data: data, searchTags: searchTags)
         do {
-            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table) }
+            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags) }
             changed = true
             return new.item
         } catch {
@@ -131,7 +146,11 @@ final class ItemTransaction {
         }
         var changes = try plan.schema.coerce(attributes)
         for name in plan.schema.primaryKey { changes[name] = nil }
-        let updated = try update(existing, plan: plan, with: ItemChanges(attributes: changes, data: data))
+        let updated = try update(
+            existing,
+            plan: plan,
+            with: ItemChanges(attributes: changes, data: data, searchTags: searchTags)
+        )
         return updated
     }
 
@@ -141,7 +160,7 @@ final class ItemTransaction {
         var added: [FoundItem] = []
         for item in items {
             do {
-                added.append(try add(item.itemClass, attributes: item.attributes, data: item.data))
+                added.append(try add(item))
             } catch {
                 guard tolerateExisting, (error as? KeychainError)?.code == .duplicateItem else { throw error }
             }
@@ -155,9 +174,15 @@ final class ItemTransaction {
     /// Restores an archived item: the rules of `add`, but its creation and modification dates are kept
     /// when present; a live item with the same primary key is replaced only when `replacingExisting`.
     func restore(_ item: NewItem, replacingExisting: Bool) throws -> KeychainStore.RestoreOutcome {
-        let new = try sealNew(item.itemClass, attributes: item.attributes, data: item.data, restoring: true)
+        let new = try sealNew(
+            item.itemClass,
+            attributes: item.attributes,
+            data: item.data,
+            searchTags: item.searchTags,
+            restoring: true
+        )
         do {
-            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table) }
+            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags) }
             changed = true
             return .added
         } catch {
@@ -166,20 +191,23 @@ final class ItemTransaction {
         guard replacingExisting else { return .duplicate }
         let existing = try selectChecked(new.table, RowFilter(primaryKey: new.row.primaryKey))
         if let oldID = existing.first?.id { try deleteRow(id: oldID, from: new.table) }
-        try insertRow(new.row, into: new.table)
+        try insertRow(new.row, into: new.table, tags: new.tags)
         changed = true
         return .replaced
     }
 
-    /// A new item's complete values and sealed row: defaults, dates, digest, class key. When `restoring`,
-    /// the given creation and modification dates are kept and a tombstone flag is dropped.
+    /// A new item's complete values, sealed row and search-tag tokens: defaults, dates, digest, class key.
+    /// When `restoring`, the given creation and modification dates are kept and a tombstone flag is dropped.
     private func sealNew(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
         data: SecretData?,
+        searchTags: [String],
         restoring: Bool = false
-    ) throws -> (row: ItemRow, table: ItemTable, item: FoundItem) {
+    ) throws -> (row: ItemRow, table: ItemTable, item: FoundItem, tags: [Data]) {
         let (table, schema) = try store.tableAndSchema(itemClass)
+        try KeychainStore.checkSearchTags(searchTags)
+        let tags = tokens.tagTokens(table, searchTags)
         var values = try schema.coerce(attributes)
         values[.sha1] = nil
         values["UUID"] = nil
@@ -211,7 +239,8 @@ final class ItemTransaction {
             secret: data,
             classKey: try store.classKey(keyClass, snapshot),
             tokens: tokens,
-            schema: schema
+            schema: schema,
+            tags: tags
         )
         let item = FoundItem(
             itemClass: itemClass,
@@ -219,7 +248,7 @@ final class ItemTransaction {
             data: data,
             persistentReference: KeychainStore.persistentReference(itemClass, persistref)
         )
-        return (row, table, item)
+        return (row, table, item, tags)
     }
 
     /// Updates every item matching `query` (see `update(_:plan:with:batch:)`); returns how many.
@@ -245,7 +274,7 @@ final class ItemTransaction {
     ///
     /// - Parameters:
     ///   - item: A row returned by `find(_:withData: true)` in this transaction.
-    ///   - changes: New attribute values and, optionally, a new secret.
+    ///   - changes: New attribute values and, optionally, a new secret and new search tags.
     ///   - batch: The rows updated together with `item`; none of them counts as a tombstone to replace.
     /// - Throws: `duplicateItem` when the change would collide with a live item's primary key.
     func update(
@@ -265,6 +294,8 @@ final class ItemTransaction {
         values[.modificationDate] = .date(max(store.options.clock.now(), oldDate.addingTimeInterval(0.001)))
         values[.sha1] = .data(ItemCrypto.digest(values, secret: secret))
         let keyClass = try checkedClass(of: values)
+        if let searchTags = changes.searchTags { try KeychainStore.checkSearchTags(searchTags) }
+        let newTags = changes.searchTags.map { tokens.tagTokens(plan.table, $0) }
         var row = try ItemCrypto.seal(
             table: plan.table,
             persistref: item.row.persistref,
@@ -272,11 +303,14 @@ final class ItemTransaction {
             secret: secret,
             classKey: try store.classKey(keyClass, snapshot),
             tokens: tokens,
-            schema: plan.schema
+            schema: plan.schema,
+            tags: newTags ?? item.tags
         )
         row.id = item.row.id
         let batchIDs = Set(batch.compactMap(\.row.id))
-        try writeReplacing(row, in: plan.table, sparing: batchIDs) { try updateRow(row, in: plan.table) }
+        try writeReplacing(row, in: plan.table, sparing: batchIDs) {
+            try updateRow(row, in: plan.table, tags: newTags)
+        }
         if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
             try insertRow(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
         }
@@ -338,7 +372,8 @@ final class ItemTransaction {
         if item.attributes[.synchronizable]?.numberValue == 1 {
             var tombstone = try tombstone(of: item, plan: plan, fresh: false)
             tombstone.id = id
-            try updateRow(tombstone, in: plan.table)
+            // A tombstone keeps the primary key only: no search tags.
+            try updateRow(tombstone, in: plan.table, tags: [])
         } else {
             try deleteRow(id: id, from: plan.table)
         }

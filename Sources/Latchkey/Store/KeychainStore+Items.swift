@@ -10,6 +10,8 @@ extension KeychainStore {
         var keyClass: Accessibility
         var attributes: [AttributeName: AttributeValue]
         var secret: SecretData?
+        /// The search-tag tokens sealed in the item's record.
+        var tags: [Data] = []
     }
 
     /// Executes a search: the class's rows or the identity join, then host matching, the access-control
@@ -122,6 +124,7 @@ extension KeychainStore {
     func executeExists(_ query: ItemQuery) throws(KeychainError) -> Bool {
         if !IdentityJoin.isIdentity(query) {
             let plan = try plan(query)
+            // `fullyIndexed` is false with search tags: their tokens are checked in the decrypted records.
             if plan.fullyIndexed, plan.persistref == nil, query.hostOrSubdomain == nil {
                 let snapshot = keys.snapshot()
                 let tokens = try tokenCache(snapshot)

@@ -12,7 +12,11 @@ struct QueryPlan {
     var synchronizable: ItemQuery.Synchronizable
     var persistref: Data?
     var includeTombstones: Bool
-    /// Whether every filter is answered by a token column (so SQL LIMIT is exact).
+    /// Search tags every match carries (`ItemQuery.searchTags`).
+    var searchTags: [String]
+    /// Whether every filter is answered by a token column (so SQL LIMIT is exact). Never with search tags:
+    /// the tags each match's record holds are checked after decryption, so a tag index row added to the
+    /// file cannot take a place under the LIMIT.
     var fullyIndexed: Bool
 }
 
@@ -40,7 +44,9 @@ extension KeychainStore {
         }
         let attributes = try schema.coerce(query.attributes)
         if let group = attributes[.accessGroup]?.stringValue { try checkAccessGroup(group) }
-        let fullyIndexed = attributes.keys.allSatisfy { TokenCache.column(for: $0, in: table) != nil }
+        try Self.checkSearchTags(query.searchTags)
+        let fullyIndexed =
+            query.searchTags.isEmpty && attributes.keys.allSatisfy { TokenCache.column(for: $0, in: table) != nil }
         return QueryPlan(
             itemClass: itemClass,
             table: table,
@@ -49,8 +55,19 @@ extension KeychainStore {
             synchronizable: query.synchronizable,
             persistref: persistref,
             includeTombstones: query.includeTombstones,
+            searchTags: query.searchTags,
             fullyIndexed: fullyIndexed
         )
+    }
+
+    /// Refuses more search tags than an item may have (`RecordCodec.maximumTags`).
+    static func checkSearchTags(_ tags: [String]) throws(KeychainError) {
+        guard tags.count <= RecordCodec.maximumTags else {
+            throw KeychainError(
+                .param,
+                "\(tags.count) search tags were given; an item or query may have at most \(RecordCodec.maximumTags)."
+            )
+        }
     }
 
     func tableAndSchema(_ itemClass: ItemClass) throws(KeychainError) -> (ItemTable, ItemSchema) {
@@ -85,10 +102,16 @@ extension KeychainStore {
         if plan.attributes[.tombstone] == nil, !plan.includeTombstones {
             conditions.append(("tomb", [tokens.token(plan.table, .tombstone, .number(0))]))
         }
-        return RowFilter(conditions: conditions, persistref: plan.persistref, limit: limit)
+        return RowFilter(
+            conditions: conditions,
+            persistref: plan.persistref,
+            limit: limit,
+            tags: tokens.tagTokens(plan.table, plan.searchTags)
+        )
     }
 
-    /// Selects and decrypts the rows of a plan; verifies every filter on the decrypted values.
+    /// Selects and decrypts the rows of a plan; verifies every filter on the decrypted values, and every
+    /// search tag on the tag tokens sealed in the record.
     ///
     /// - Returns: The matching rows and how many corrupt rows were skipped.
     /// - Throws: `interactionNotAllowed` when any selected row's class key is unavailable.
@@ -115,7 +138,7 @@ extension KeychainStore {
                 continue
             }
             let key = try classKey(keyClass, snapshot)
-            let opened: (attributes: [AttributeName: AttributeValue], secret: SecretData?)
+            let opened: (attributes: [AttributeName: AttributeValue], secret: SecretData?, tags: [Data])
             do {
                 opened = try ItemCrypto.open(table: plan.table, row: row, classKey: key, withSecret: withSecret)
             } catch {
@@ -126,8 +149,16 @@ extension KeychainStore {
                 )
                 continue
             }
-            guard matches(opened.attributes, plan) else { continue }
-            result.append(OpenedRow(row: row, keyClass: keyClass, attributes: opened.attributes, secret: opened.secret))
+            guard matches(opened.attributes, plan), filter.tags.allSatisfy(opened.tags.contains) else { continue }
+            result.append(
+                OpenedRow(
+                    row: row,
+                    keyClass: keyClass,
+                    attributes: opened.attributes,
+                    secret: opened.secret,
+                    tags: opened.tags
+                )
+            )
         }
         return (result, corrupt)
     }

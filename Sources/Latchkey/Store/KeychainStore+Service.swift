@@ -51,17 +51,19 @@ extension ItemTransaction {
     func perform(_ operation: KeychainOperation, inBatch: Bool) throws -> KeychainOutcome {
         switch operation {
         case .add(let item):
-            return .items([try add(item.itemClass, attributes: item.attributes, data: item.data)])
+            return .items([try add(item)])
         case .addAll(let items, let tolerateExisting):
             return .items(try addAll(items, tolerateExisting: tolerateExisting))
         case .upsert(let item):
-            return .items([try upsert(item.itemClass, attributes: item.attributes, data: item.data)])
+            return .items([
+                try upsert(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags)
+            ])
         case .updateFirstOrAdd(let match, let changes, let item):
             let (plan, existing) = try find(match, withData: false)
             if let first = existing.first {
                 return .items([try update(first, plan: plan, with: changes)])
             }
-            return .items([try add(item.itemClass, attributes: item.attributes, data: item.data)])
+            return .items([try add(item)])
         case .restore(let item, let replacingExisting):
             return .restored(try restore(item, replacingExisting: replacingExisting))
         case .update(let request):

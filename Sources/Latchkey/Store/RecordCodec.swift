@@ -4,7 +4,9 @@ import LatchkeyCrypto
 /// The plaintext layout of encrypted attribute records and secrets (docs/storage-format.md §Records).
 ///
 /// Attribute record: `0x01 ‖ count(u16) ‖ { nameLength(u8) ‖ name ‖ tag(u8) ‖ length(u32) ‖ payload }*`,
-/// then zero padding to a multiple of 32 bytes so ciphertext lengths reveal little.
+/// then, for an item with search tags, `0x54 ‖ tagCount(u16) ‖ { token(16) }*` (its tags' keyed tokens,
+/// sorted), then zero padding to a multiple of 32 bytes so ciphertext lengths reveal little. Readers
+/// before search tags stop after the attributes, so the tag trailer is invisible to them.
 /// Secret: `0x01 ‖ length(u32) ‖ bytes`, padded the same way.
 enum RecordCodec {
     static let version: UInt8 = 1
@@ -14,10 +16,16 @@ enum RecordCodec {
         case string = 0x73, data = 0x64, number = 0x6E, double = 0x66, date = 0x74
     }
 
-    static func encode(_ attributes: [AttributeName: AttributeValue]) -> Data {
+    /// The byte that opens the search-tag trailer (never a padding byte, which is zero).
+    static let tagMarker: UInt8 = 0x54
+
+    /// The most search tags one item may have (the trailer's count is 16 bits).
+    static let maximumTags = 256
+
+    static func encode(_ attributes: [AttributeName: AttributeValue], tags: [Data] = []) -> Data {
         // Built in an array (appending to `Data` costs far more per call) and copied once.
         var out: [UInt8] = []
-        out.reserveCapacity(64 + attributes.count * 32)
+        out.reserveCapacity(64 + attributes.count * 32 + tags.count * IndexTokenizer.tokenLength)
         out.append(version)
         append(UInt16(attributes.count), to: &out)
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
@@ -37,8 +45,41 @@ enum RecordCodec {
             case .date(let date): appendWord(.date, date.timeIntervalSinceReferenceDate.bitPattern, to: &out)
             }
         }
+        if !tags.isEmpty {
+            out.append(tagMarker)
+            append(UInt16(clamping: tags.count), to: &out)
+            for token in tags.prefix(Int(UInt16.max)) { out.append(contentsOf: token) }
+        }
         pad(&out)
         return Data(out)
+    }
+
+    /// Decodes a record's attributes and its search-tag tokens (empty when it has no trailer).
+    static func decodeRecord(
+        _ record: Data
+    ) throws(KeychainError) -> (attributes: [AttributeName: AttributeValue], tags: [Data]) {
+        let decoded: Result<([AttributeName: AttributeValue], [Data]), KeychainError> = record.withUnsafeBytes {
+            buffer in
+            do throws(KeychainError) {
+                var cursor = Cursor(buffer)
+                let attributes = try decode(&cursor)
+                return .success((attributes, try decodeTags(&cursor)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try decoded.get()
+    }
+
+    /// The search-tag trailer at `cursor`, if there is one (else only padding follows).
+    private static func decodeTags(_ cursor: inout Cursor) throws(KeychainError) -> [Data] {
+        guard cursor.offset < cursor.bytes.count, cursor.bytes[cursor.offset] == tagMarker else { return [] }
+        cursor.offset += 1
+        let count = Int(try cursor.uint(2))
+        var tags: [Data] = []
+        tags.reserveCapacity(count)
+        for _ in 0..<count { tags.append(Data(try cursor.take(IndexTokenizer.tokenLength))) }
+        return tags
     }
 
     /// `tag ‖ 8 ‖ word` (big-endian): a number, double or date.
@@ -65,6 +106,11 @@ enum RecordCodec {
         _ buffer: UnsafeRawBufferPointer
     ) throws(KeychainError) -> [AttributeName: AttributeValue] {
         var cursor = Cursor(buffer)
+        return try decode(&cursor)
+    }
+
+    /// The attributes at the start of a record; `cursor` is left after them.
+    private static func decode(_ cursor: inout Cursor) throws(KeychainError) -> [AttributeName: AttributeValue] {
         guard try cursor.byte() == version else { throw corrupt }
         let count = Int(try cursor.uint(2))
         var result: [AttributeName: AttributeValue] = [:]
