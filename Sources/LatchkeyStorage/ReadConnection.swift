@@ -155,6 +155,8 @@ enum StatementKey: Hashable {
     case select(SelectKey)
     case selectSignature(UInt64)
     case probe(ItemTable, String, Int)
+    /// The count of one search tag's rows (`StorageReader.orderingTags`).
+    case tagProbe
 }
 
 /// The dedicated read connection of one `StorageFile`, lent to one thread at a time.

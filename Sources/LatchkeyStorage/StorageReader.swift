@@ -104,9 +104,8 @@ package struct StorageReader {
     /// - Parameter includeSecret: Whether to read the secret ciphertext (skipped for attribute-only reads).
     package func select(from table: ItemTable, where filter: RowFilter, includeSecret: Bool) throws -> [ItemRow] {
         if !filter.tags.isEmpty {
-            // A file not migrated to v3 (opened read-only) has no tags table, so no item with tags.
-            guard try hasTagTable() else { return [] }
-            return try select(table, filter, includeSecret, driving: Self.tagIndex)
+            guard let ordered = try orderingTags(table, filter) else { return [] }
+            return try select(table, ordered, includeSecret, driving: Self.tagIndex)
         }
         if case .direct(let connection) = source, let first = firstCandidate(table, filter),
             let rows = try connection.withinBudget(
@@ -134,9 +133,41 @@ package struct StorageReader {
         return try query.step()
     }
 
+    /// `filter` with its tag tokens ordered for the search: the one with the fewest rows in `tags` (probed
+    /// like `drivingColumn`, up to `probeLimit` entries each) first, since it drives the search and the
+    /// others are only tested on its rows. `nil` when no row can match: a token without rows, or a file
+    /// without the `tags` table (not migrated to v3, opened read-only), where no item has tags.
+    private func orderingTags(_ table: ItemTable, _ filter: RowFilter) throws -> RowFilter? {
+        guard try hasTagTable() else { return nil }
+        let distinct = filter.tags.reduce(into: [Data]()) { tags, tag in if !tags.contains(tag) { tags.append(tag) } }
+        var ordered = filter
+        ordered.tags = distinct
+        guard distinct.count > 1 else { return ordered }
+        var counted: [(tag: Data, rows: Int)] = []
+        for tag in distinct {
+            var query = try query(.tagProbe) {
+                "SELECT count(*) FROM (SELECT 1 FROM tags WHERE token = ? AND tbl = ? LIMIT \(Self.probeLimit))"
+            }
+            try query.bind(tag)
+            try query.bind(table.rawValue)
+            let rows = try query.step() ? Int(query.int64(0)) : 0
+            if rows == 0 { return nil }
+            counted.append((tag, rows))
+        }
+        // A stable sort: equal counts keep the caller's order.
+        ordered.tags = counted.enumerated().sorted { ($0.element.rows, $0.offset) < ($1.element.rows, $1.offset) }
+            .map(\.element.tag)
+        return ordered
+    }
+
     /// SQLite's plan (`EXPLAIN QUERY PLAN`, one detail line per step) for the statement `select` runs first
     /// for `filter`; tests use it to show which index drives a search.
     package func queryPlan(from table: ItemTable, where filter: RowFilter, includeSecret: Bool) throws -> [String] {
+        var filter = filter
+        if !filter.tags.isEmpty {
+            guard let ordered = try orderingTags(table, filter) else { return [] }
+            filter = ordered
+        }
         let driving: String? = filter.tags.isEmpty ? firstCandidate(table, filter) : Self.tagIndex
         let key = selectKey(table, filter, includeSecret, driving: driving)
         var query = try query("EXPLAIN QUERY PLAN " + key.sql(SelectSQL.of(table)))
@@ -420,9 +451,13 @@ struct SelectKey: Hashable {
             separator = " AND "
         }
         if tags > 0 {
-            // The rows carrying every tag: each token's entries in `tags_token`, intersected.
-            let one = "SELECT item FROM tags WHERE token = ? AND tbl = '\(table.rawValue)'"
-            sql += separator + "id IN (" + Array(repeating: one, count: tags).joined(separator: " INTERSECT ") + ")"
+            // The rows of the first tag's token (through `tags_token`), each checked for the other tags
+            // through the primary key of `tags`.
+            let name = table.rawValue
+            sql += separator + "id IN (SELECT item FROM tags WHERE token = ? AND tbl = '\(name)')"
+            for _ in 1..<tags {
+                sql += " AND EXISTS (SELECT 1 FROM tags WHERE tbl = '\(name)' AND item = \(name).id AND token = ?)"
+            }
             separator = " AND "
         }
         for term in terms {

@@ -50,7 +50,7 @@ enum StorageSchema {
             // Search tags: one row per (item, tag token). The primary key serves the item's own rows (replaced
             // on update, removed on delete); `tags_token` serves searches, which start from a token's rows.
             // Older builds open the file unchanged (they know v1 and v2, which are complete); see
-            // docs/storage-format.md §Search tags for what they do to tags.
+            // docs/storage-format.md §11 for what they do to tags.
             try db.execute(
                 sql: """
                     CREATE TABLE tags (

@@ -67,7 +67,7 @@ struct AgentHandshakeWireTests {
 
     @Test func anotherVersionIsRefusedAsUnimplemented() {
         var frame = AgentHandshake.encode(AgentHandshake.Hello(accessGroups: nil, terminal: [:]))
-        frame[frame.startIndex] = 3
+        frame[frame.startIndex] = UInt8(AgentHandshake.version + 1)
         let error = #expect(throws: KeychainError.self) {
             try AgentHandshake.decode(AgentHandshake.Hello.self, from: frame)
         }

@@ -2,7 +2,7 @@ import Foundation
 import Latchkey
 import Testing
 
-/// The operation API's wire form (protocol version 2, binary): every operation and outcome case survives a
+/// The operation API's wire form (protocol version 3, binary): every operation and outcome case survives a
 /// round trip with non-trivial values (every attribute kind, empty and large data, unicode, nested batches),
 /// errors travel with their code and message, and a store executes decoded operations.
 struct OperationWireTests {
@@ -42,8 +42,12 @@ struct OperationWireTests {
         identity: IdentityReference(
             certificate: Data(repeating: 0x30, count: 700),
             keyLabel: Data(repeating: 9, count: 20)
-        )
+        ),
+        searchTags: searchTags
     )
+
+    /// Search tags with edge values: an empty tag, unicode, a Secret Service attribute pair, a long tag.
+    static let searchTags = ["ss:xdg:schema=org.example.Password", "", "ünï 🔑 ✓", String(repeating: "t", count: 300)]
 
     static let largeSecret = SecretData(Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
 
@@ -61,6 +65,18 @@ struct OperationWireTests {
             tolerateExisting: false
         ),
         .upsert(NewItem(.genericPassword, attributes: [.modificationDate: .date(Date(timeIntervalSince1970: 5))])),
+        .add(NewItem(.genericPassword, attributes: [.account: .string("a")], searchTags: searchTags)),
+        .upsert(NewItem(.genericPassword, attributes: [:], data: SecretData(string: "u"), searchTags: ["one"])),
+        .addAll([NewItem(.genericPassword, attributes: [:], searchTags: ["a", "b"])], tolerateExisting: false),
+        .restore(NewItem(.genericPassword, attributes: [:], searchTags: [""]), replacingExisting: true),
+        .update(UpdateRequest(ItemQuery(.genericPassword, searchTags: ["old"]), changes: ItemChanges(searchTags: []))),
+        .update(UpdateRequest(query, changes: ItemChanges(data: SecretData(string: "n"), searchTags: searchTags))),
+        .updateFirstOrAdd(
+            match: ItemQuery(.genericPassword, searchTags: ["m"]),
+            changes: ItemChanges(searchTags: ["kept"]),
+            otherwise: NewItem(.genericPassword, attributes: [:], searchTags: ["new"])
+        ),
+        .delete(DeleteRequest(ItemQuery(.genericPassword, searchTags: ["x", "y"]))),
         .updateFirstOrAdd(
             match: fullQuery,
             changes: ItemChanges(attributes: everyKind, data: SecretData(string: "nouveau ✓")),
@@ -171,6 +187,30 @@ struct OperationWireTests {
         let frame = try KeychainWireCodec.encode(operation)
         #expect(frame.first == UInt8(KeychainWireCodec.version))
         #expect(try KeychainWireCodec.decodeOperation(frame) == operation)
+    }
+
+    /// The JSON (Codable) forms carry search tags too, and read values written before them (no key: no tags;
+    /// for changes, keep the items' tags).
+    @Test func searchTagsRoundTripInJSONAndMayBeAbsentThere() throws {
+        let item = NewItem(.genericPassword, attributes: [.account: .string("a")], searchTags: Self.searchTags)
+        let changes = ItemChanges(attributes: [:], searchTags: [])
+        // JSON has no infinities, so not `fullQuery`.
+        let tagged = ItemQuery(.genericPassword, attributes: [.service: .string("s")], searchTags: Self.searchTags)
+        let encoder = JSONEncoder()
+        let decoder = JSONDecoder()
+        #expect(try decoder.decode(NewItem.self, from: encoder.encode(item)) == item)
+        #expect(try decoder.decode(ItemChanges.self, from: encoder.encode(changes)) == changes)
+        #expect(try decoder.decode(ItemQuery.self, from: encoder.encode(tagged)) == tagged)
+        #expect(try decoder.decode(ItemQuery.self, from: encoder.encode(Self.query)) == Self.query)
+        let operation = KeychainOperation.update(UpdateRequest(tagged, changes: changes))
+        #expect(try decoder.decode(KeychainOperation.self, from: encoder.encode(operation)) == operation)
+
+        let oldItem = Data(#"{"itemClass": "genp", "attributes": []}"#.utf8)
+        #expect(try decoder.decode(NewItem.self, from: oldItem).searchTags == [])
+        let oldChanges = Data(#"{"attributes": []}"#.utf8)
+        #expect(try decoder.decode(ItemChanges.self, from: oldChanges).searchTags == nil)
+        let oldQuery = Data(#"{"attributes": [], "synchronizable": "no", "includeTombstones": false}"#.utf8)
+        #expect(try decoder.decode(ItemQuery.self, from: oldQuery) == ItemQuery(nil))
     }
 
     @Test(arguments: outcomes) func outcomesRoundTrip(_ outcome: KeychainOutcome) throws {

@@ -246,7 +246,7 @@ struct SearchTagTests {
         let query = ItemQuery(
             .genericPassword,
             attributes: [.service: .string("mail")],
-            searchTags: ["rare", "common"]
+            searchTags: ["common", "service=mail", "rare"]
         )
         #expect(try store.findAll(query).count == 4)
 
@@ -260,9 +260,12 @@ struct SearchTagTests {
         // walking the service index every item shares).
         let steps = try store.storage.read { try $0.queryPlan(from: .genp, where: filter, includeSecret: false) }
         #expect(steps.contains { $0.contains("tags USING COVERING INDEX tags_token") }, "\(steps)")
+        #expect(steps.contains { $0.hasPrefix("SEARCH tags USING PRIMARY KEY") }, "\(steps)")
         #expect(steps.contains { $0.hasPrefix("SEARCH genp USING INTEGER PRIMARY KEY") }, "\(steps)")
         #expect(!steps.contains { $0.hasPrefix("SCAN") }, "\(steps)")
         #expect(!steps.contains { $0.contains("genp_svce") }, "\(steps)")
+        #expect(try store.findAll(ItemQuery(.genericPassword, searchTags: ["common"])).count == 2000)
+        #expect(try store.findAll(ItemQuery(.genericPassword, searchTags: ["common", "absent"])).isEmpty)
     }
 
     @Test func tagsRoundTripThroughARealAgent() throws {
