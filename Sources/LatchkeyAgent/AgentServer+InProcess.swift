@@ -7,7 +7,7 @@ import Latchkey
 extension AgentServer {
     /// The agent's keychain seen with `accessGroups`, for an in-process service.
     ///
-    /// Finds, adds, updates and deletes are served (refused while a rolled-back file is not accepted; each
+    /// Finds, adds, updates, deletes and batches of them are served (refused while a rolled-back file is not accepted; each
     /// committed write is remembered by `LedgerMemory` before it returns); `.unlock`, `.lock` and the
     /// rest are not (use `latchkey unlock`, or `lockForEveryone()`).
     package func inProcessService(accessGroups: [String]) -> any KeychainService {
@@ -44,7 +44,7 @@ struct AgentInProcessService: KeychainService {
         case .find, .exists:
             if let refusal = memory.refusal { throw refusal }
             return try store.perform(operation)
-        case .add, .upsert, .update, .delete:
+        case .add, .upsert, .update, .delete, .batch:
             if let refusal = memory.refusal { throw refusal }
             let outcome = try store.perform(operation)
             memory.record(server.store)

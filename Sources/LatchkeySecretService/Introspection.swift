@@ -12,7 +12,7 @@ enum Introspection {
         case .item: interfaces = item
         case .session: interfaces = session
         case .prompt: interfaces = prompt
-        case .unknown: interfaces = ""
+        case .unknown, .alias, .aliasItem: interfaces = ""
         }
         let nodes = children.map { "  <node name=\"\($0)\"/>\n" }.joined()
         return """

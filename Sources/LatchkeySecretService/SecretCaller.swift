@@ -32,11 +32,11 @@ extension SecretService {
     /// Whether confinement applies (the agent said `confined`).
     var isConfined: Bool { backend.applications?.mode == .confined }
 
-    /// Whether the connection `name` may use `item` now: the keychain is unlocked, and in confined mode the
+    /// Whether the connection `name` may use `item` now: its collection is unlocked, and in confined mode the
     /// item has no owner (stored before confinement), is the caller's own, or its owner was granted to the
     /// caller (by the policy or by the user's answer to a prompt on this connection).
     func mayUse(_ item: SecretItem, caller name: String) -> Bool {
-        guard !isLocked else { return false }
+        guard !isLocked(collection: item.collection) else { return false }
         return mayUse(owner: item.owner, caller: name)
     }
 

@@ -22,6 +22,8 @@ struct SecretItem: Sendable, Equatable {
     /// The application that created it (`SecretServiceApplications`), `nil` for an item stored before
     /// confinement or by an unidentified caller.
     var owner: String? = nil
+    /// The collection it belongs to (its path's parent).
+    var collection: String = ObjectPath.login
 }
 
 /// The Secret Service's items in the keychain, through the agent's store seen with the Secret Service's
@@ -34,7 +36,7 @@ struct SecretItem: Sendable, Equatable {
 /// sorted JSON (encrypted like every attribute), and whose sync view hint (`vwht`, a primary-key attribute
 /// otherwise unused on Linux) is the SHA-256 of the attribute map, so that two items differing only in
 /// their other attributes do not collide and one with the same attribute map is the same item.
-struct SecretItemStore {
+struct SecretItemStore: SecretItemStoring {
     /// The access group of every Secret Service item.
     static let accessGroup = "org.freedesktop.secrets"
 
@@ -50,22 +52,24 @@ struct SecretItemStore {
         var contentType: String
         /// The creating application; absent in records written before confinement.
         var owner: String?
+        /// The collection, absent for `login` (and in records written before collections).
+        var collection: String?
     }
 
     /// The items whose attribute maps contain `query`: the index narrows by `service`/`username` when the
     /// query names them; the candidates' attributes (never their secrets) are decrypted and filtered.
-    func search(_ query: [String: String]) throws(KeychainError) -> [SecretItem] {
+    func search(_ query: [String: String], in collection: String? = nil) throws(KeychainError) -> [SecretItem] {
         var attributes: [AttributeName: AttributeValue] = [:]
         if let service = query["service"] { attributes[.service] = .string(service) }
         if let username = query["username"] { attributes[.account] = .string(username) }
         let found = try service.findAll(ItemQuery(.genericPassword, attributes: attributes))
         return found.compactMap(Self.item(from:)).filter { item in
-            query.allSatisfy { item.attributes[$0.key] == $0.value }
+            (collection == nil || item.collection == collection) && query.allSatisfy { item.attributes[$0.key] == $0.value }
         }
     }
 
     /// The item with object-path element `id`, and its secret when `withSecret`.
-    func item(id: String, withSecret: Bool = false) throws(KeychainError) -> (SecretItem, SecretData?) {
+    func item(id: String, withSecret: Bool) throws(KeychainError) -> (SecretItem, SecretData?) {
         guard let reference = Self.reference(from: id) else {
             throw KeychainError(.itemNotFound, "No such Secret Service item.")
         }
@@ -93,9 +97,17 @@ struct SecretItemStore {
         secret: SecretData,
         contentType: String,
         owner: String?,
+        collection: String,
         mayReplace: (SecretItem) -> Bool
     ) throws(KeychainError) -> (SecretItem, Bool) {
-        let record = Record(attributes: attributes, type: type, contentType: contentType, owner: owner)
+        let stored = collection == ObjectPath.login ? nil : collection
+        let record = Record(
+            attributes: attributes,
+            type: type,
+            contentType: contentType,
+            owner: owner,
+            collection: stored
+        )
         var fields = try Self.fields(of: record)
         fields[.label] = .string(label)
         do throws(KeychainError) {
@@ -115,7 +127,13 @@ struct SecretItemStore {
                     "Another application's item has these attributes: unlock it first."
                 )
             }
-            let kept = Record(attributes: attributes, type: type, contentType: contentType, owner: existing.owner)
+            let kept = Record(
+                attributes: attributes,
+                type: type,
+                contentType: contentType,
+                owner: existing.owner,
+                collection: stored
+            )
             fields = try Self.fields(of: kept)
             fields[.label] = .string(label)
             try service.update(identity, with: ItemChanges(attributes: fields, data: secret))
@@ -129,7 +147,13 @@ struct SecretItemStore {
     /// Replaces an item's secret (and its content type).
     func setSecret(id: String, _ secret: SecretData, contentType: String) throws(KeychainError) {
         let (item, _) = try self.item(id: id)
-        let record = Record(attributes: item.attributes, type: item.type, contentType: contentType, owner: item.owner)
+        let record = Record(
+            attributes: item.attributes,
+            type: item.type,
+            contentType: contentType,
+            owner: item.owner,
+            collection: Self.stored(item.collection)
+        )
         try update(id: id, ItemChanges(attributes: [.generic: .data(try Self.encode(record))], data: secret))
     }
 
@@ -145,7 +169,8 @@ struct SecretItemStore {
             attributes: attributes,
             type: item.type,
             contentType: item.contentType,
-            owner: item.owner
+            owner: item.owner,
+            collection: Self.stored(item.collection)
         )
         try update(id: id, ItemChanges(attributes: try Self.fields(of: record)))
     }
@@ -157,6 +182,58 @@ struct SecretItemStore {
         }
         let count = try service.delete(ItemQuery(.genericPassword, persistentReference: reference))
         guard count > 0 else { throw KeychainError(.itemNotFound, "No such Secret Service item.") }
+        didWrite()
+    }
+
+    /// Deletes every item of `collection`; returns their ids.
+    func deleteAll(in collection: String) throws(KeychainError) -> [String] {
+        let doomed = try search([:], in: collection)
+        guard !doomed.isEmpty else { return [] }
+        let operations = doomed.compactMap { item in
+            Self.reference(from: item.id).map {
+                KeychainOperation.delete(DeleteRequest(ItemQuery(.genericPassword, persistentReference: $0)))
+            }
+        }
+        _ = try service.perform(.batch(operations))
+        didWrite()
+        return doomed.map(\.id)
+    }
+
+    // MARK: The collection registry
+
+    /// The registry item's `vwht`: not a digest, so never an item's.
+    private static let registryHint = "secret-service:collections"
+
+    /// The collections and aliases beyond `login` and `session` (empty when none was ever saved).
+    func loadCollections() throws(KeychainError) -> SecretCollections {
+        let found = try service.findAll(
+            ItemQuery(.genericPassword, attributes: [.syncViewHint: .string(Self.registryHint)])
+        )
+        guard let bytes = found.first?.attributes[.generic]?.dataValue else { return SecretCollections() }
+        do {
+            return try JSONDecoder().decode(SecretCollections.self, from: bytes)
+        } catch {
+            throw KeychainError(.decode, "The Secret Service's collection registry is unreadable.")
+        }
+    }
+
+    /// Saves the collections and aliases (one item, replaced).
+    func saveCollections(_ collections: SecretCollections) throws(KeychainError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes: Data
+        do {
+            bytes = try encoder.encode(collections)
+        } catch {
+            throw KeychainError(.param, "The collection registry cannot be encoded.")
+        }
+        let identity: [AttributeName: AttributeValue] = [
+            .service: .string(""), .account: .string(""), .syncViewHint: .string(Self.registryHint),
+        ]
+        var fields = identity
+        fields[.generic] = .data(bytes)
+        fields[.label] = .string("Secret Service collections")
+        _ = try service.perform(.upsert(NewItem(.genericPassword, attributes: fields)))
         didWrite()
     }
 
@@ -176,9 +253,14 @@ struct SecretItemStore {
         [
             .service: .string(record.attributes["service"] ?? ""),
             .account: .string(record.attributes["username"] ?? ""),
-            .syncViewHint: .string(digest(of: record.attributes)),
+            .syncViewHint: .string(digest(of: record.attributes, collection: record.collection)),
             .generic: .data(try encode(record)),
         ]
+    }
+
+    /// A collection's name as a record keeps it: `nil` for `login`.
+    static func stored(_ collection: String) -> String? {
+        collection == ObjectPath.login ? nil : collection
     }
 
     /// The primary-key part of `fields` (the access group and the rest come from the store).
@@ -186,11 +268,13 @@ struct SecretItemStore {
         fields.filter { [.service, .account, .syncViewHint].contains($0.key) }
     }
 
-    /// `secret-service:` and the hex SHA-256 of the attribute map's sorted JSON.
-    static func digest(of attributes: [String: String]) -> String {
+    /// `secret-service:` and the hex SHA-256 of the attribute map's sorted JSON, preceded by the collection's
+    /// name and a NUL for a collection other than `login` (so each collection keeps its own item per map).
+    static func digest(of attributes: [String: String], collection: String? = nil) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let bytes = (try? encoder.encode(attributes)) ?? Data()
+        var bytes = collection.map { Data($0.utf8) + Data([0]) } ?? Data()
+        bytes += (try? encoder.encode(attributes)) ?? Data()
         return "secret-service:" + SHA256.hash(data: bytes).lowercaseHex
     }
 
@@ -224,7 +308,8 @@ struct SecretItemStore {
             contentType: record.contentType,
             created: created,
             modified: found.attributes[.modificationDate]?.dateValue ?? created,
-            owner: record.owner
+            owner: record.owner,
+            collection: record.collection ?? ObjectPath.login
         )
     }
 

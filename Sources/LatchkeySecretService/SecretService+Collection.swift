@@ -1,23 +1,24 @@
 import Foundation
 import Latchkey
 
-/// `org.freedesktop.Secret.Collection` on the login collection (and its `default` alias).
+/// `org.freedesktop.Secret.Collection` on each collection (and the aliases that name it).
 extension SecretService {
     static let collectionInterface = "org.freedesktop.Secret.Collection"
     static let itemInterface = "org.freedesktop.Secret.Item"
 
-    func handleCollection(_ call: BusCall) throws(SecretServiceError) -> [BusValue] {
+    func handleCollection(_ call: BusCall, name: String) throws(SecretServiceError) -> [BusValue] {
         let arguments = call.arguments
+        let collectionPath = ObjectPath.collectionPath(name)
         switch call.member {
         case "SearchItems":
             guard arguments.count == 1, let query = arguments[0].stringDictionaryValue else {
                 throw .invalidArguments("SearchItems takes a{ss}.")
             }
-            let found = try keychain { () throws(KeychainError) in try items.search(query) }
-            return [.objectPaths(found.map { ObjectPath.itemPath($0.id) })]
+            let found = try searchItems(query, in: name)
+            return [.objectPaths(found.map { ObjectPath.itemPath(name, $0.id) })]
         case "CreateItem":
             guard arguments.count == 3, let properties = arguments[0].keyedValues,
-                let replace = arguments[2].booleanValue, case .structure(let fields) = arguments[1], fields.count == 4,
+                arguments[2].booleanValue != nil, case .structure(let fields) = arguments[1], fields.count == 4,
                 let sessionPath = fields[0].stringValue
             else { throw .invalidArguments("CreateItem takes (a{sv}, (oayays), b).") }
             let session = try session(at: sessionPath, caller: call.sender)
@@ -25,40 +26,73 @@ extension SecretService {
             let attributes = properties[Self.itemInterface + ".Attributes"]?.stringDictionaryValue ?? [:]
             let label = properties[Self.itemInterface + ".Label"]?.stringValue ?? ""
             let type = properties[Self.itemInterface + ".Type"]?.stringValue ?? attributes["xdg:schema"] ?? ""
+            let owner = owner(forCreator: call.sender)
             let (item, created) = try keychain { () throws(KeychainError) in
-                try items.create(
+                try store(for: name).create(
                     label: label,
                     attributes: attributes,
                     type: type,
                     secret: secret,
                     contentType: contentType,
-                    owner: owner(forCreator: call.sender),
-                    mayReplace: { replace && mayUse($0, caller: call.sender) }
+                    owner: owner,
+                    collection: name,
+                    // One item per attribute map and collection: `replace` or not, the caller's own item is replaced.
+                    mayReplace: { mayUse($0, caller: call.sender) }
                 )
             }
-            let path = ObjectPath.itemPath(item.id)
-            emit(
-                ObjectPath.collectionPath,
-                Self.collectionInterface,
-                created ? "ItemCreated" : "ItemChanged",
-                [
-                    .objectPath(path)
-                ]
-            )
-            if created { emitItemsChanged() }
+            let path = ObjectPath.itemPath(name, item.id)
+            emit(collectionPath, Self.collectionInterface, created ? "ItemCreated" : "ItemChanged", [.objectPath(path)])
+            if created { emitItemsChanged(name) }
             return [.objectPath(path), .objectPath(ObjectPath.none)]
         case "Delete":
-            throw .notSupported("The login collection is the keychain itself; delete its items one by one.")
+            try deleteCollection(name, caller: call.sender)
+            return [.objectPath(ObjectPath.none)]
         default:
             throw .unknownMethod("No method \(call.member) on a collection.")
         }
     }
 
-    /// `PropertiesChanged` for the collection's `Items`, as an invalidated property: clients that want the
+    /// Deletes a collection and its items: `session` is emptied (it always exists), one made with
+    /// `CreateCollection` disappears with its aliases; `login`, the keychain itself, is refused.
+    private func deleteCollection(_ name: String, caller: String) throws(SecretServiceError) {
+        guard name != ObjectPath.login else {
+            throw .notSupported(
+                "The login collection is the keychain itself: delete its items one by one, or the keychain with "
+                    + "`latchkey delete-keychain`."
+            )
+        }
+        guard !isLocked(collection: name) else { throw .isLocked() }
+        let doomed = try visibleItems(in: name)
+        guard doomed.allSatisfy({ mayUse($0, caller: caller) }) else {
+            throw .isLocked("The collection holds another application's items: unlock them first.")
+        }
+        let removed: [String]
+        if name == ObjectPath.sessionCollection {
+            removed = sessionItems.removeAll()
+        } else {
+            removed = try keychain { () throws(KeychainError) in try items.deleteAll(in: name) }
+            var changed = collections()
+            changed.collections[name] = nil
+            changed.aliases = changed.aliases.filter { $0.value != name }
+            try saveCollections(changed)
+        }
+        let path = ObjectPath.collectionPath(name)
+        for id in removed {
+            emit(path, Self.collectionInterface, "ItemDeleted", [.objectPath(ObjectPath.itemPath(name, id))])
+        }
+        if name == ObjectPath.sessionCollection {
+            emitItemsChanged(name)
+        } else {
+            emit(ObjectPath.servicePath, Self.serviceInterface, "CollectionDeleted", [.objectPath(path)])
+            emitCollectionsChanged()
+        }
+    }
+
+    /// `PropertiesChanged` for a collection's `Items`, as an invalidated property: clients that want the
     /// list ask for it, so a write never decrypts every item's attributes to announce it.
-    func emitItemsChanged() {
+    func emitItemsChanged(_ collection: String) {
         emit(
-            ObjectPath.collectionPath,
+            ObjectPath.collectionPath(collection),
             "org.freedesktop.DBus.Properties",
             "PropertiesChanged",
             [
@@ -67,21 +101,53 @@ extension SecretService {
         )
     }
 
-    /// The collection's properties, or only `name` when given: `Items`, `Created` and `Modified` read every
+    /// A collection's properties, or only `name` when given: `Items`, `Created` and `Modified` read every
     /// item's attributes, so a `Get` of `Locked` or `Label` (which clients ask before each write) does not.
-    func collectionProperties(only name: String? = nil) throws(SecretServiceError) -> [String: BusValue] {
+    func collectionProperties(_ collection: String, only name: String? = nil) throws(SecretServiceError) -> [String:
+        BusValue]
+    {
+        let info = collections().collections[collection]
         var properties: [String: BusValue] = [
-            "Label": .string(ObjectPath.collectionLabel),
-            "Locked": .boolean(isLocked),
+            "Label": .string(info?.label ?? Self.builtInLabel(collection)),
+            "Locked": .boolean(isLocked(collection: collection)),
         ]
         if let name, properties[name] != nil { return properties }
-        let all = isLocked ? [] : try keychain { () throws(KeychainError) in try items.search([:]) }
-        let created = all.map(\.created).min() ?? Date(timeIntervalSince1970: 0)
+        let all = try visibleItems(in: collection)
+        let created = info?.created ?? all.map(\.created).min() ?? Date(timeIntervalSince1970: 0)
         let modified = all.map(\.modified).max() ?? created
-        properties["Items"] = .objectPaths(all.map { ObjectPath.itemPath($0.id) })
+        properties["Items"] = .objectPaths(all.map { ObjectPath.itemPath(collection, $0.id) })
         properties["Created"] = .uint64(Self.seconds(created))
         properties["Modified"] = .uint64(Self.seconds(modified))
         return properties
+    }
+
+    /// Sets a collection's `Label` (of one made with `CreateCollection`; the built-in two keep theirs).
+    func setCollectionLabel(_ collection: String, _ value: BusValue) throws(SecretServiceError) {
+        guard let label = value.stringValue else { throw .invalidArguments("Label is a string.") }
+        var changed = collections()
+        guard changed.collections[collection] != nil else {
+            throw .notSupported("The \(collection) collection's label cannot be changed.")
+        }
+        guard !isLocked else { throw .isLocked() }
+        changed.collections[collection]?.label = label
+        try saveCollections(changed)
+        emit(
+            ObjectPath.collectionPath(collection),
+            "org.freedesktop.DBus.Properties",
+            "PropertiesChanged",
+            [.string(Self.collectionInterface), .properties(["Label": .string(label)]), .array(element: "s", [])]
+        )
+        emit(
+            ObjectPath.servicePath,
+            Self.serviceInterface,
+            "CollectionChanged",
+            [.objectPath(ObjectPath.collectionPath(collection))]
+        )
+    }
+
+    /// The labels of `login` ("Login") and `session` ("Session").
+    static func builtInLabel(_ collection: String) -> String {
+        collection == ObjectPath.sessionCollection ? "Session" : "Login"
     }
 
     /// Seconds since 1970, as the specification's `t` dates.

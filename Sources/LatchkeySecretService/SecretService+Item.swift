@@ -1,35 +1,39 @@
 import Foundation
 import Latchkey
 
-/// `org.freedesktop.Secret.Item` on each item of the login collection.
+/// `org.freedesktop.Secret.Item` on each item of a collection.
 extension SecretService {
-    func handleItem(_ call: BusCall, id: String) throws(SecretServiceError) -> [BusValue] {
+    func handleItem(_ call: BusCall, collection: String, id: String) throws(SecretServiceError) -> [BusValue] {
         let arguments = call.arguments
-        let path = ObjectPath.itemPath(id)
+        let path = ObjectPath.itemPath(collection, id)
+        let collectionPath = ObjectPath.collectionPath(collection)
         switch call.member {
         case "GetSecret":
             guard arguments.count == 1, let sessionPath = arguments[0].stringValue else {
                 throw .invalidArguments("GetSecret takes o.")
             }
             let session = try session(at: sessionPath, caller: call.sender)
-            let (item, secret) = try keychain { () throws(KeychainError) in try items.item(id: id, withSecret: true) }
-            guard let secret, mayUse(item, caller: call.sender) else { throw .isLocked(Self.foreignItem) }
+            let (item, secret) = try item(id, in: collection, withSecret: true)
+            guard let secret else { throw .isLocked() }
+            guard mayUse(item, caller: call.sender) else { throw .isLocked(Self.foreignItem) }
             return [try session.encode(secret, contentType: item.contentType)]
         case "SetSecret":
             guard arguments.count == 1, case .structure(let fields) = arguments[0], fields.count == 4,
                 let sessionPath = fields[0].stringValue
             else { throw .invalidArguments("SetSecret takes (oayays).") }
             let session = try session(at: sessionPath, caller: call.sender)
-            try requireUse(id: id, caller: call.sender)
+            try requireUse(id: id, in: collection, caller: call.sender)
             let (secret, contentType) = try session.decode(arguments[0])
-            try keychain { () throws(KeychainError) in try items.setSecret(id: id, secret, contentType: contentType) }
-            emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+            try keychain { () throws(KeychainError) in
+                try store(for: collection).setSecret(id: id, secret, contentType: contentType)
+            }
+            emit(collectionPath, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
             return []
         case "Delete":
-            try requireUse(id: id, caller: call.sender)
-            try keychain { () throws(KeychainError) in try items.delete(id: id) }
-            emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemDeleted", [.objectPath(path)])
-            emitItemsChanged()
+            try requireUse(id: id, in: collection, caller: call.sender)
+            try keychain { () throws(KeychainError) in try store(for: collection).delete(id: id) }
+            emit(collectionPath, Self.collectionInterface, "ItemDeleted", [.objectPath(path)])
+            emitItemsChanged(collection)
             return [.objectPath(ObjectPath.none)]
         default:
             throw .unknownMethod("No method \(call.member) on an item.")
@@ -40,15 +44,17 @@ extension SecretService {
     static let foreignItem =
         "The item belongs to another application: call Unlock on it, which asks the user, or run `latchkey unlock`."
 
-    /// Throws `IsLocked` unless `caller` may use item `id` now.
-    func requireUse(id: String, caller: String) throws(SecretServiceError) {
-        let (item, _) = try keychain { () throws(KeychainError) in try items.item(id: id) }
+    /// Throws `IsLocked` unless `caller` may use item `id` of `collection` now.
+    func requireUse(id: String, in collection: String, caller: String) throws(SecretServiceError) {
+        let (item, _) = try item(id, in: collection)
         guard mayUse(item, caller: caller) else { throw .isLocked(Self.foreignItem) }
     }
 
     /// The item's properties as `caller` sees them (`Locked` is true for another application's item).
-    func itemProperties(id: String, caller: String) throws(SecretServiceError) -> [String: BusValue] {
-        let (item, _) = try keychain { () throws(KeychainError) in try items.item(id: id) }
+    func itemProperties(id: String, in collection: String, caller: String) throws(SecretServiceError) -> [String:
+        BusValue]
+    {
+        let (item, _) = try item(id, in: collection)
         return [
             "Locked": .boolean(!mayUse(item, caller: caller)),
             "Attributes": .stringDictionary(item.attributes),
@@ -59,20 +65,27 @@ extension SecretService {
         ]
     }
 
-    /// Sets a writable item property (`Label`, `Attributes`, `Type` is read-only here).
-    func setItemProperty(id: String, name: String, value: BusValue, caller: String) throws(SecretServiceError) {
-        try requireUse(id: id, caller: caller)
+    /// Sets a writable item property (`Label`, `Attributes`; `Type` is read-only here).
+    func setItemProperty(
+        id: String,
+        in collection: String,
+        name: String,
+        value: BusValue,
+        caller: String
+    ) throws(SecretServiceError) {
+        try requireUse(id: id, in: collection, caller: caller)
+        let store = store(for: collection)
         switch name {
         case "Label":
             guard let label = value.stringValue else { throw .invalidArguments("Label is a string.") }
-            try keychain { () throws(KeychainError) in try items.setLabel(id: id, label) }
+            try keychain { () throws(KeychainError) in try store.setLabel(id: id, label) }
         case "Attributes":
             guard let attributes = value.stringDictionaryValue else { throw .invalidArguments("Attributes is a{ss}.") }
-            try keychain { () throws(KeychainError) in try items.setAttributes(id: id, attributes) }
+            try keychain { () throws(KeychainError) in try store.setAttributes(id: id, attributes) }
         default:
             throw .notSupported("The item property \(name) cannot be set.")
         }
-        let path = ObjectPath.itemPath(id)
+        let path = ObjectPath.itemPath(collection, id)
         emit(
             path,
             "org.freedesktop.DBus.Properties",
@@ -81,7 +94,7 @@ extension SecretService {
                 .string(Self.itemInterface), .properties([name: value.unwrappedVariant]), .array(element: "s", []),
             ]
         )
-        emit(ObjectPath.collectionPath, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+        emit(ObjectPath.collectionPath(collection), Self.collectionInterface, "ItemChanged", [.objectPath(path)])
     }
 }
 

@@ -21,13 +21,15 @@ extension SecretService {
         var owners: [String] = []
         var waiting = false
         for path in objects {
-            switch ObjectPath(path) {
-            case .collection, .service:
+            switch resolve(path) {
+            case .service:
                 if keychainLocked { waiting = true } else { usable.append(path) }
-            case .item(let id):
-                guard case .found(let owner) = itemOwner(id: id) else { continue }
+            case .collection(let collection):
+                if isLocked(collection: collection) { waiting = true } else { usable.append(path) }
+            case .item(let collection, let id):
+                guard case .found(let owner) = itemOwner(id: id, in: collection) else { continue }
                 if mayUse(owner: owner, caller: name) {
-                    if keychainLocked { waiting = true } else { usable.append(path) }
+                    if isLocked(collection: collection) { waiting = true } else { usable.append(path) }
                 } else if let owner, applications?.ask != nil {
                     waiting = true
                     if !owners.contains(owner) { owners.append(owner) }
@@ -58,9 +60,11 @@ extension SecretService {
     }
 
     /// The owner recorded on item `id`.
-    private func itemOwner(id: String) -> OwnerLookup {
-        if isLocked { return SecretItemStore.reference(from: id) == nil ? .missing : .found(nil) }
-        guard let (item, _) = try? items.item(id: id) else { return .missing }
+    private func itemOwner(id: String, in collection: String) -> OwnerLookup {
+        if isLocked(collection: collection) {
+            return SecretItemStore.reference(from: id) == nil ? .missing : .found(nil)
+        }
+        guard let (item, _) = try? item(id, in: collection) else { return .missing }
         return .found(item.owner)
     }
 
@@ -136,11 +140,13 @@ extension SecretService {
         var unlocked: [String] = []
         if !dismissed && !isLocked {
             for path in prompt.objects {
-                switch ObjectPath(path) {
+                switch resolve(path) {
                 case .collection, .service:
                     unlocked.append(path)
-                case .item(let id):
-                    if case .found(let owner) = itemOwner(id: id), mayUse(owner: owner, caller: prompt.caller) {
+                case .item(let collection, let id):
+                    if case .found(let owner) = itemOwner(id: id, in: collection),
+                        mayUse(owner: owner, caller: prompt.caller)
+                    {
                         unlocked.append(path)
                     }
                 default:

@@ -25,8 +25,11 @@ extension SecretService {
                 throw .invalidArguments("Set takes (s, s, v).")
             }
             switch object {
-            case .item(let id) where interface == Self.itemInterface:
-                try setItemProperty(id: id, name: name, value: arguments[2], caller: call.sender)
+            case .item(let collection, let id) where interface == Self.itemInterface:
+                try setItemProperty(id: id, in: collection, name: name, value: arguments[2], caller: call.sender)
+                return []
+            case .collection(let collection) where interface == Self.collectionInterface && name == "Label":
+                try setCollectionLabel(collection, arguments[2])
                 return []
             default:
                 throw .notSupported("The property \(name) cannot be set.")
@@ -46,12 +49,12 @@ extension SecretService {
     ) throws(SecretServiceError) -> [String: BusValue] {
         switch object {
         case .service where interface.isEmpty || interface == Self.serviceInterface:
-            return ["Collections": .objectPaths([ObjectPath.collectionPath])]
-        case .collection where interface.isEmpty || interface == Self.collectionInterface:
-            return try collectionProperties(only: name)
-        case .item(let id) where interface.isEmpty || interface == Self.itemInterface:
-            return try itemProperties(id: id, caller: caller)
-        case .unknown:
+            return ["Collections": .objectPaths(collections().names.map(ObjectPath.collectionPath))]
+        case .collection(let collection) where interface.isEmpty || interface == Self.collectionInterface:
+            return try collectionProperties(collection, only: name)
+        case .item(let collection, let id) where interface.isEmpty || interface == Self.itemInterface:
+            return try itemProperties(id: id, in: collection, caller: caller)
+        case .unknown, .alias, .aliasItem:
             throw .noSuchObject()
         default:
             return [:]

@@ -16,15 +16,11 @@ extension SecretService {
             guard arguments.count == 1, let query = arguments[0].stringDictionaryValue else {
                 throw .invalidArguments("SearchItems takes a{ss}.")
             }
-            let found = try keychain { () throws(KeychainError) in try items.search(query) }
             var unlocked: [String] = []
             var locked: [String] = []
-            for item in found {
-                if mayUse(item, caller: call.sender) {
-                    unlocked.append(ObjectPath.itemPath(item.id))
-                } else {
-                    locked.append(ObjectPath.itemPath(item.id))
-                }
+            for item in try searchItems(query, in: nil) {
+                let path = ObjectPath.itemPath(item.collection, item.id)
+                if mayUse(item, caller: call.sender) { unlocked.append(path) } else { locked.append(path) }
             }
             return [.objectPaths(unlocked), .objectPaths(locked)]
         case "Unlock":
@@ -38,41 +34,44 @@ extension SecretService {
             }
             backend.lock()
             announceLockState()
-            return [.objectPaths([ObjectPath.collectionPath]), .objectPath(ObjectPath.none)]
+            let locked = collections().names.filter { $0 != ObjectPath.sessionCollection }
+            return [.objectPaths(locked.map(ObjectPath.collectionPath)), .objectPath(ObjectPath.none)]
         case "GetSecrets":
             guard arguments.count == 2, let paths = arguments[0].objectPathsValue,
                 let sessionPath = arguments[1].stringValue
             else { throw .invalidArguments("GetSecrets takes (ao, o).") }
             let session = try session(at: sessionPath, caller: call.sender)
             var entries: [BusValue.DictionaryEntry] = []
+            var anyLocked = false
             for path in paths {
-                guard case .item(let id) = ObjectPath(path) else { continue }
-                let found = try? keychain { () throws(KeychainError) in try items.item(id: id, withSecret: true) }
-                guard let (item, secret) = found, let secret, mayUse(item, caller: call.sender) else { continue }
+                guard case .item(let collection, let id) = resolve(path) else { continue }
+                guard !isLocked(collection: collection) else {
+                    anyLocked = true
+                    continue
+                }
+                guard let (item, secret) = try? item(id, in: collection, withSecret: true), let secret,
+                    mayUse(item, caller: call.sender)
+                else { continue }
                 entries.append(.init(.objectPath(path), try session.encode(secret, contentType: item.contentType)))
             }
-            if entries.isEmpty && !paths.isEmpty && isLocked { throw .isLocked() }
+            if entries.isEmpty && anyLocked { throw .isLocked() }
             return [.dictionary(key: "o", value: "(oayays)", entries)]
         case "ReadAlias":
             guard arguments.count == 1, let name = arguments[0].stringValue else {
                 throw .invalidArguments("ReadAlias takes s.")
             }
-            return [.objectPath(name == "default" || name == "login" ? ObjectPath.collectionPath : ObjectPath.none)]
+            let collection = collections().collection(forAlias: name)
+            return [.objectPath(collection.map(ObjectPath.collectionPath) ?? ObjectPath.none)]
         case "SetAlias":
             guard arguments.count == 2, let name = arguments[0].stringValue, let target = arguments[1].stringValue
             else { throw .invalidArguments("SetAlias takes (s, o).") }
-            guard name == "default", ObjectPath(target) == .collection else {
-                throw .notSupported("Only the default alias, on the login collection, exists for now.")
-            }
+            try setAlias(name, to: target)
             return []
         case "CreateCollection":
-            guard arguments.count == 2, let alias = arguments[1].stringValue else {
-                throw .invalidArguments("CreateCollection takes (a{sv}, s).")
-            }
-            guard alias == "default" || alias == "login" else {
-                throw .notSupported("Latchkey serves one collection, the login keychain; it creates no other yet.")
-            }
-            return [.objectPath(ObjectPath.collectionPath), .objectPath(ObjectPath.none)]
+            guard arguments.count == 2, let properties = arguments[0].keyedValues, let alias = arguments[1].stringValue
+            else { throw .invalidArguments("CreateCollection takes (a{sv}, s).") }
+            let label = properties[Self.collectionInterface + ".Label"]?.stringValue ?? ""
+            return [.objectPath(try createCollection(label: label, alias: alias)), .objectPath(ObjectPath.none)]
         default:
             throw .unknownMethod("No method \(call.member) on the Secret Service.")
         }
@@ -100,6 +99,48 @@ extension SecretService {
             throw .notSupported(
                 "Unknown session algorithm; this service offers plain and \(SecretSession.Algorithm.dhAES.rawValue)."
             )
+        }
+    }
+
+    /// Makes a collection kept in the keychain (or returns the one `alias` already names, as the
+    /// specification says); returns its path.
+    private func createCollection(label: String, alias: String) throws(SecretServiceError) -> String {
+        var changed = collections()
+        if !alias.isEmpty, let existing = changed.collection(forAlias: alias) {
+            return ObjectPath.collectionPath(existing)
+        }
+        guard !isLocked else { throw .isLocked("The keychain is locked: unlock it before making a collection.") }
+        if !alias.isEmpty { try Self.checkAlias(alias) }
+        let name = changed.newName(for: label.isEmpty ? alias : label)
+        changed.collections[name] = SecretCollections.Info(label: label, created: Date())
+        if !alias.isEmpty { changed.aliases[alias] = name }
+        try saveCollections(changed)
+        let path = ObjectPath.collectionPath(name)
+        emit(ObjectPath.servicePath, Self.serviceInterface, "CollectionCreated", [.objectPath(path)])
+        emitCollectionsChanged()
+        return path
+    }
+
+    /// Points `alias` at the collection at `target`, or removes it when `target` is "/".
+    private func setAlias(_ alias: String, to target: String) throws(SecretServiceError) {
+        try Self.checkAlias(alias)
+        var changed = collections()
+        if target == ObjectPath.none {
+            changed.aliases[alias] = nil
+        } else {
+            guard case .collection(let name) = resolve(target) else {
+                throw .noSuchObject("No such collection: \(target).")
+            }
+            changed.aliases[alias] = name
+        }
+        guard !isLocked else { throw .isLocked("The keychain is locked: unlock it before changing an alias.") }
+        try saveCollections(changed)
+    }
+
+    /// Refuses an alias that cannot be a path element.
+    private static func checkAlias(_ alias: String) throws(SecretServiceError) {
+        guard ObjectPath.isElement(alias) else {
+            throw .invalidArguments("An alias is letters, digits and underscores.")
         }
     }
 

@@ -36,6 +36,10 @@ public final class SecretService: @unchecked Sendable {
     /// Prompts not yet completed, by their path's last element.
     var prompts: [String: SecretPrompt] = [:]
     var nextPrompt = 1
+    /// The `session` collection's items.
+    let sessionItems = SessionItemStore()
+    /// The collections and aliases read from the keychain, once it was unlocked (`collections`).
+    var knownCollections: SecretCollections?
     var sessionOrder: [String] = []
     /// The `Locked` value clients last heard.
     var announcedLocked = true
@@ -122,20 +126,19 @@ public final class SecretService: @unchecked Sendable {
         let locked = isLocked
         guard locked != announcedLocked else { return }
         announcedLocked = locked
-        emit(
-            ObjectPath.collectionPath,
-            "org.freedesktop.DBus.Properties",
-            "PropertiesChanged",
-            [
-                .string(Self.collectionInterface), .properties(["Locked": .boolean(locked)]), .array(element: "s", []),
-            ]
-        )
-        emit(
-            ObjectPath.servicePath,
-            Self.serviceInterface,
-            "CollectionChanged",
-            [.objectPath(ObjectPath.collectionPath)]
-        )
+        for name in collections().names where name != ObjectPath.sessionCollection {
+            let path = ObjectPath.collectionPath(name)
+            emit(
+                path,
+                "org.freedesktop.DBus.Properties",
+                "PropertiesChanged",
+                [
+                    .string(Self.collectionInterface), .properties(["Locked": .boolean(locked)]),
+                    .array(element: "s", []),
+                ]
+            )
+            emit(ObjectPath.servicePath, Self.serviceInterface, "CollectionChanged", [.objectPath(path)])
+        }
     }
 
     /// Closes every session of a client that left the bus.
@@ -158,7 +161,7 @@ public final class SecretService: @unchecked Sendable {
 extension SecretService: BusHandler {
     func handle(_ call: BusCall, on bus: Bus) throws(SecretServiceError) -> [BusValue] {
         backend.willHandleRequest()
-        let object = ObjectPath(call.path)
+        let object = resolve(call.path)
         switch call.interface {
         case "org.freedesktop.DBus.Introspectable":
             guard call.member == "Introspect" else { break }
@@ -172,8 +175,8 @@ extension SecretService: BusHandler {
         }
         switch object {
         case .service: return try handleService(call)
-        case .collection: return try handleCollection(call)
-        case .item(let id): return try handleItem(call, id: id)
+        case .collection(let name): return try handleCollection(call, name: name)
+        case .item(let collection, let id): return try handleItem(call, collection: collection, id: id)
         case .prompt(let name): return try handlePrompt(call, name: name)
         case .session(let name):
             guard call.member == "Close", call.interface.isEmpty || call.interface == "org.freedesktop.Secret.Session"
@@ -182,7 +185,7 @@ extension SecretService: BusHandler {
             sessions[name] = nil
             sessionOrder.removeAll { $0 == name }
             return []
-        case .unknown:
+        case .unknown, .alias, .aliasItem:
             throw .noSuchObject("No such object: \(call.path).")
         }
         throw .unknownMethod("No method \(call.member) on \(call.path).")
@@ -192,10 +195,10 @@ extension SecretService: BusHandler {
         switch object {
         case .service:
             return Introspection.xml(for: object, children: ["collection", "aliases"])
-        case .collection:
-            let children = isLocked ? [] : ((try? items.search([:])) ?? []).map(\.id)
+        case .collection(let name):
+            let children = ((try? visibleItems(in: name)) ?? []).map(\.id)
             return Introspection.xml(for: object, children: children)
-        case .unknown:
+        case .unknown, .alias, .aliasItem:
             throw .noSuchObject()
         default:
             return Introspection.xml(for: object, children: [])

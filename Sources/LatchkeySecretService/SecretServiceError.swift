@@ -58,7 +58,7 @@ public struct SecretServiceError: Error, Sendable, Equatable, CustomStringConver
     public init(_ error: KeychainError) {
         switch error.code {
         case .interactionNotAllowed, .interactionRequired:
-            self = .isLocked()
+            self = error.message.isEmpty ? .isLocked() : .isLocked(error.message)
         case .itemNotFound:
             self = .noSuchObject()
         default:

@@ -292,13 +292,15 @@ struct SecretServiceTests {
 
     @Test(arguments: [
         ("/org/freedesktop/secrets", ObjectPath.service),
-        ("/org/freedesktop/secrets/collection/login", .collection),
-        ("/org/freedesktop/secrets/aliases/default", .collection),
-        ("/org/freedesktop/secrets/collection/login/67656e70ab", .item("67656e70ab")),
-        ("/org/freedesktop/secrets/aliases/default/67656e70ab", .item("67656e70ab")),
+        ("/org/freedesktop/secrets/collection/login", .collection("login")),
+        ("/org/freedesktop/secrets/aliases/default", .alias("default")),
+        ("/org/freedesktop/secrets/collection/login/67656e70ab", .item(collection: "login", id: "67656e70ab")),
+        ("/org/freedesktop/secrets/aliases/default/67656e70ab", .aliasItem(alias: "default", id: "67656e70ab")),
         ("/org/freedesktop/secrets/session/s1", .session("s1")),
-        ("/org/freedesktop/secrets/collection/other", .unknown),
+        ("/org/freedesktop/secrets/prompt/p1", .prompt("p1")),
+        ("/org/freedesktop/secrets/collection/other", .collection("other")),
         ("/org/freedesktop/secrets/collection/login/a/b", .unknown),
+        ("/org/freedesktop/secrets/collection//a", .unknown),
         ("/org/freedesktop/secretsx", .unknown),
     ])
     func objectPathsNameTheSpecificationsObjects(_ path: String, _ expected: ObjectPath) {

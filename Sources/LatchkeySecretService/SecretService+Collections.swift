@@ -1,0 +1,92 @@
+import Foundation
+import Latchkey
+
+/// Which collections exist, what their paths and aliases name, and where their items are kept.
+extension SecretService {
+    /// The collections and aliases: read from the keychain once it is unlocked (and kept while it is
+    /// locked again); only `login` and `session` before that.
+    func collections() -> SecretCollections {
+        if let knownCollections { return knownCollections }
+        guard !isLocked, let loaded = try? items.loadCollections() else { return SecretCollections() }
+        knownCollections = loaded
+        return loaded
+    }
+
+    /// Saves changed collections and aliases in the keychain.
+    func saveCollections(_ changed: SecretCollections) throws(SecretServiceError) {
+        try keychain { () throws(KeychainError) in try items.saveCollections(changed) }
+        knownCollections = changed
+    }
+
+    /// What `path` names, its alias resolved: an alias that names no collection, or a collection that does
+    /// not exist, is `.unknown`.
+    func resolve(_ path: String) -> ObjectPath {
+        switch ObjectPath(path) {
+        case .alias(let alias):
+            return collections().collection(forAlias: alias).map { .collection($0) } ?? .unknown
+        case .aliasItem(let alias, let id):
+            return collections().collection(forAlias: alias).map { .item(collection: $0, id: id) } ?? .unknown
+        case .collection(let name):
+            return collections().exists(name) ? .collection(name) : .unknown
+        case .item(let collection, let id):
+            return collections().exists(collection) ? .item(collection: collection, id: id) : .unknown
+        case let other:
+            return other
+        }
+    }
+
+    /// The store that keeps `collection`'s items.
+    func store(for collection: String) -> any SecretItemStoring {
+        collection == ObjectPath.sessionCollection ? sessionItems : items
+    }
+
+    /// Whether `collection` is locked: the keychain's collections follow the keychain; `session` never is.
+    func isLocked(collection: String) -> Bool {
+        collection == ObjectPath.sessionCollection ? false : isLocked
+    }
+
+    /// The items of `collection` (every collection when `nil`) whose attribute maps contain `query`.
+    ///
+    /// - Throws: `IsLocked` when the search covers the keychain and it is locked.
+    func searchItems(_ query: [String: String], in collection: String?) throws(SecretServiceError) -> [SecretItem] {
+        var found: [SecretItem] = []
+        if collection == nil || collection == ObjectPath.sessionCollection {
+            found += try keychain { () throws(KeychainError) in try sessionItems.search(query, in: nil) }
+        }
+        if collection != ObjectPath.sessionCollection {
+            // The keychain's attributes are encrypted: nothing can be matched while it is locked.
+            guard !isLocked else { throw .isLocked() }
+            found += try keychain { () throws(KeychainError) in try items.search(query, in: collection) }
+        }
+        return found
+    }
+
+    /// Every item of `collection`, or none while it is locked.
+    func visibleItems(in collection: String) throws(SecretServiceError) -> [SecretItem] {
+        isLocked(collection: collection) ? [] : try searchItems([:], in: collection)
+    }
+
+    /// The item `id` of `collection`, and its secret when `withSecret`.
+    func item(
+        _ id: String,
+        in collection: String,
+        withSecret: Bool = false
+    ) throws(SecretServiceError) -> (SecretItem, SecretData?) {
+        let found = try keychain { () throws(KeychainError) in
+            try store(for: collection).item(id: id, withSecret: withSecret)
+        }
+        guard found.0.collection == collection else { throw .noSuchObject() }
+        return found
+    }
+
+    /// `PropertiesChanged` for the service's `Collections`, with the new list.
+    func emitCollectionsChanged() {
+        let paths = collections().names.map(ObjectPath.collectionPath)
+        emit(
+            ObjectPath.servicePath,
+            "org.freedesktop.DBus.Properties",
+            "PropertiesChanged",
+            [.string(Self.serviceInterface), .properties(["Collections": .objectPaths(paths)]), .array(element: "s", [])]
+        )
+    }
+}
