@@ -127,6 +127,17 @@ package struct StorageReader {
     /// every tag, by row id.
     static let tagIndex = "tags"
 
+    /// Every search-tag token of the rows of `table`, by row id, each row's tokens in byte order (empty for a
+    /// file without the `tags` table). Rows that name no item are included.
+    package func tagTokens(in table: ItemTable) throws -> [Int64: [Data]] {
+        guard try hasTagTable() else { return [:] }
+        var query = try query("SELECT item, token FROM tags WHERE tbl = ? ORDER BY item, token")
+        try query.bind(table.rawValue)
+        var tokens: [Int64: [Data]] = [:]
+        while try query.step() { tokens[query.int64(0), default: []].append(try query.requiredBlob(1)) }
+        return tokens
+    }
+
     /// Whether the file has the `tags` table (migration v3).
     private func hasTagTable() throws -> Bool {
         var query = try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tags'")

@@ -98,6 +98,17 @@ package struct StorageWriter {
         for token in tokens { try statement.execute(arguments: [table.rawValue, id, token]) }
     }
 
+    /// Removes the search-tag rows of `table` that name no row of it (left by a build without search tags,
+    /// which deletes items without their tags); returns how many.
+    @discardableResult
+    package func deleteOrphanTags(in table: ItemTable) throws -> Int {
+        try db.execute(
+            sql: "DELETE FROM tags WHERE tbl = ? AND item NOT IN (SELECT id FROM \(table.rawValue))",
+            arguments: [table.rawValue]
+        )
+        return db.changesCount
+    }
+
     /// Removes every search-tag token of the row with `id` in `table`.
     private func deleteTags(of id: Int64, in table: ItemTable) throws {
         try db.cachedStatement(sql: "DELETE FROM tags WHERE tbl = ? AND item = ?").execute(arguments: [

@@ -76,10 +76,13 @@ struct SearchTagTests {
         #expect(try Self.tagRowCount(keychain) == 0)
         #expect(try store.findOne(query).attributes[.comment] == .string("changed"))
 
-        // An upsert onto an existing item gives it the new item's tags.
+        // An upsert onto an existing item gives it the new item's tags; one without tags keeps them.
         try store.upsert(.genericPassword, attributes: [.account: .string("a")], data: nil, searchTags: ["up"])
         #expect(try Self.accounts(store, tags: ["up"]) == ["a"])
         #expect(try Self.tagRowCount(keychain) == 1)
+        try store.upsert(.genericPassword, attributes: [.account: .string("a")], data: SecretData(string: "u2"))
+        #expect(try Self.accounts(store, tags: ["up"]) == ["a"])
+        #expect(try store.findOne(query, withData: true).data == SecretData(string: "u2"))
     }
 
     @Test func deletingAnItemRemovesItsTagRows() throws {
@@ -178,6 +181,23 @@ struct SearchTagTests {
         #expect(try Self.accounts(store, tags: ["u"]) == [], "a removed tag row hides the item from tag searches")
         #expect(try store.find(ItemQuery(.genericPassword, searchTags: ["t"]), limit: .one).count == 1)
         #expect(try Self.accounts(store, tags: []) == ["plain", "tagged"])
+
+        // The integrity check names the item; accepting the current state rebuilds its rows from its record
+        // and drops rows that name no item.
+        let plain = try store.findOne(ItemQuery(.genericPassword, attributes: [.account: .string("plain")]))
+        let report = try store.verifyIntegrity()
+        #expect(report.mismatchedTags == [plain.persistentReference])
+        #expect(!report.isSound)
+        try store.close()
+        try TamperingTests.raw(keychain) { db in
+            try db.execute(sql: "INSERT INTO tags (tbl, item, token) VALUES ('genp', 9999, x'00')")
+        }
+        store = try keychain.open()
+        try store.acceptCurrentRows()
+        #expect(try Self.accounts(store, tags: ["u"]) == ["plain"])
+        #expect(try Self.accounts(store, tags: ["t"]) == ["tagged"])
+        #expect(try store.verifyIntegrity().isSound)
+        #expect(try Self.tagRowCount(keychain) == 2)
     }
 
     @Test func tagTextNeverReachesTheDatabaseWALOrSharedMemory() throws {

@@ -14,7 +14,8 @@ public enum KeychainOperation: Sendable, Hashable, Codable {
     /// Adds several items all or nothing (a key pair; an identity's certificate and key with
     /// `tolerateExisting`). Answers `.items(added)`.
     case addAll([NewItem], tolerateExisting: Bool)
-    /// Adds the item, or updates the exact live item an add would collide with. Answers `.items([item])`.
+    /// Adds the item, or updates the exact live item an add would collide with (its search tags replaced by the
+    /// new item's when it has some, else kept). Answers `.items([item])`.
     case upsert(NewItem)
     /// Updates the first live item matching `match` with `changes`, or adds `otherwise` when none matches,
     /// in one transaction (the typed API's `set`). Answers `.items([item])`.

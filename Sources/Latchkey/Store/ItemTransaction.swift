@@ -114,7 +114,7 @@ final class ItemTransaction {
     /// Adds an item, or updates exactly the live item an add would collide with (same primary key: same
     /// class, access group, synchronizable flag and key attributes) with the given attributes and secret.
     /// Never `duplicateItem`; the creation date and persistent reference of an updated item stay, and its
-    /// search tags become `searchTags`.
+    /// search tags become `searchTags` (when there are some; none keeps the item's tags).
     func upsert(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
@@ -149,7 +149,8 @@ final class ItemTransaction {
         let updated = try update(
             existing,
             plan: plan,
-            with: ItemChanges(attributes: changes, data: data, searchTags: searchTags)
+            // No tags keeps the item's: a face that knows nothing of tags does not erase another's.
+            with: ItemChanges(attributes: changes, data: data, searchTags: searchTags.isEmpty ? nil : searchTags)
         )
         return updated
     }

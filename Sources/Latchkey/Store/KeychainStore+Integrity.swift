@@ -13,9 +13,17 @@ public struct IntegrityReport: Sendable, Hashable, Codable {
     public var locked: Int
     /// The row ledger's verdict (rollback detection); `nil` when the index key is not available.
     public var ledger: LedgerReport?
+    /// Persistent references of items whose rows in the search-tag index differ from the tags sealed in
+    /// their records (rows removed or added outside Latchkey, or the item rewritten by a build without search
+    /// tags): searches by tags may miss them until `KeychainStore.acceptCurrentRows()` rebuilds their rows.
+    /// `nil` in reports from builds before search tags.
+    public var mismatchedTags: [Data]? = nil
 
-    /// Whether SQLite is sound, every readable item authenticated and every row matches the ledger.
-    public var isSound: Bool { sqlite == ["ok"] && undecryptable.isEmpty && ledger?.isSound != false }
+    /// Whether SQLite is sound, every readable item authenticated, every row matches the ledger and every
+    /// item's search-tag rows match its record.
+    public var isSound: Bool {
+        sqlite == ["ok"] && undecryptable.isEmpty && ledger?.isSound != false && (mismatchedTags ?? []).isEmpty
+    }
 }
 
 extension KeychainStore {
@@ -50,8 +58,10 @@ extension KeychainStore {
                     locked: 0,
                     ledger: nil
                 )
+                report.mismatchedTags = []
                 for itemClass in ItemClass.storable {
                     guard let table = itemClass.table else { continue }
+                    let tagRows = try reader.tagTokens(in: table)
                     for row in try reader.select(from: table, where: RowFilter(), includeSecret: true) {
                         let reference = Self.persistentReference(itemClass, row.persistref)
                         guard let keyClass = tokens.keyClass(of: row.tokens["kc"], in: table) else {
@@ -63,8 +73,11 @@ extension KeychainStore {
                             continue
                         }
                         do {
-                            _ = try ItemCrypto.open(table: table, row: row, classKey: key, withSecret: true)
+                            let opened = try ItemCrypto.open(table: table, row: row, classKey: key, withSecret: true)
                             report.verified += 1
+                            if opened.tags != row.id.flatMap({ tagRows[$0] }) ?? [] {
+                                report.mismatchedTags?.append(reference)
+                            }
                         } catch {
                             report.undecryptable.append(reference)
                         }
@@ -73,5 +86,46 @@ extension KeychainStore {
                 return report
             }
         }
+    }
+}
+
+extension KeychainStore {
+    /// Rewrites the search-tag index from the tags sealed in the records of every item this process can
+    /// open, and removes index rows that name no item (part of `acceptCurrentRows()`); returns how many items'
+    /// rows changed. Items that fail authentication or whose class is locked keep their rows.
+    @discardableResult
+    func rebuildTagRows() throws(KeychainError) -> Int {
+        let snapshot = keys.snapshot()
+        let tokens = try tokenCache(snapshot)
+        let changed = try write { writer -> Int in
+            var changed = 0
+            for itemClass in ItemClass.storable {
+                guard let table = itemClass.table else { continue }
+                let tagRows = try writer.reader.tagTokens(in: table)
+                if try writer.deleteOrphanTags(in: table) > 0 { changed += 1 }
+                for row in try writer.reader.select(from: table, where: RowFilter(), includeSecret: false) {
+                    guard let id = row.id, let keyClass = tokens.keyClass(of: row.tokens["kc"], in: table),
+                        let key = snapshot.classKeys[keyClass]
+                    else { continue }
+                    let sealed: [Data]
+                    do {
+                        sealed = try ItemCrypto.open(table: table, row: row, classKey: key, withSecret: false).tags
+                    } catch {
+                        // A damaged item keeps its rows; `verifyIntegrity()` names it.
+                        continue
+                    }
+                    guard sealed != tagRows[id] ?? [] else { continue }
+                    try writer.setTags(sealed, of: id, in: table)
+                    changed += 1
+                }
+            }
+            if changed > 0 { try writer.bumpChangeCounter() }
+            return changed
+        }
+        if changed > 0 {
+            options.logger.notice("search-tag index rebuilt", metadata: ["items": "\(changed)"])
+            ChangeMonitor.noteLocalWrite(to: self)
+        }
+        return changed
     }
 }

@@ -124,7 +124,8 @@ extension KeychainStore {
 
     /// Seals the items as the file holds them now, after `ledgerReport()` named rows that do not match:
     /// the user's decision that the current contents are the right ones (for example after restoring a
-    /// single item from a backup on purpose). Needs the keychain unlocked.
+    /// single item from a backup on purpose). Needs the keychain unlocked. The search-tag index is rebuilt
+    /// from the tags sealed in the records first (`rebuildTagRows()`).
     ///
     /// - Throws: `interactionNotAllowed` unless unlocked; storage errors.
     public func acceptCurrentRows() throws(KeychainError) {
@@ -132,6 +133,8 @@ extension KeychainStore {
         guard snapshot.master != nil, let tokens = snapshot.tokens else {
             throw KeychainError(.interactionNotAllowed, "Unlock the keychain before accepting its current contents.")
         }
+        // The search-tag index is outside the ledger; accepting the items as they are rebuilds it from them.
+        try rebuildTagRows()
         guard snapshot.ledgerRequired else { return }
         let state = try write { writer -> RowLedger.State in
             let generation: UInt64
