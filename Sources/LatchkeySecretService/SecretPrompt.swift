@@ -12,6 +12,9 @@ struct SecretPrompt {
     var objects: [String]
     /// The owners of items in `objects` that the caller must be allowed to use.
     var owners: [String]
+    /// Keychain items in `objects` whose owners could not be read (the keychain was locked): read after the
+    /// passphrase, and asked about in the same prompt.
+    var unreadOwners: [String] = []
     /// Whether the keychain itself must be unlocked first.
     var unlocksKeychain: Bool
     /// Whether `Prompt` was called (a second call is ignored).

@@ -19,7 +19,9 @@ extension SecretService {
         }
         var usable: [String] = []
         var owners: [String] = []
+        var unread: [String] = []
         var waiting = false
+        let identified = caller(name).identity != nil
         for path in objects {
             switch resolve(path) {
             case .service:
@@ -28,9 +30,13 @@ extension SecretService {
                 if isLocked(collection: collection) { waiting = true } else { usable.append(path) }
             case .item(let collection, let id):
                 guard case .found(let owner) = itemOwner(id: id, in: collection) else { continue }
-                if mayUse(owner: owner, caller: name) {
-                    if isLocked(collection: collection) { waiting = true } else { usable.append(path) }
-                } else if let owner, applications?.ask != nil {
+                if isLocked(collection: collection) {
+                    // Its owner is encrypted: read once the passphrase opened the keychain.
+                    waiting = true
+                    unread.append(id)
+                } else if mayUse(owner: owner, caller: name) {
+                    usable.append(path)
+                } else if let owner, identified, applications?.ask != nil {
                     waiting = true
                     if !owners.contains(owner) { owners.append(owner) }
                 }
@@ -45,6 +51,7 @@ extension SecretService {
             caller: name,
             objects: objects,
             owners: owners,
+            unreadOwners: unread,
             unlocksKeychain: keychainLocked
         )
         return [.objectPaths(usable), .objectPath(ObjectPath.promptPath(promptName))]
@@ -110,7 +117,14 @@ extension SecretService {
                 }
             }
             if !dismissed, let identity = caller.identity, let ask = applications.ask {
-                for owner in prompt.owners {
+                var owners = prompt.owners
+                if applications.mode == .confined {
+                    for owner in self.owners(of: prompt.unreadOwners) where owner != identity && !owners.contains(owner) {
+                        let group = SecretServiceApplications.group(ofOwner: owner)
+                        if !caller.allowed.contains(owner) && !applications.holds(identity, group) { owners.append(owner) }
+                    }
+                }
+                for owner in owners {
                     let question = SecretServiceApplications.Question(
                         identity: identity,
                         process: caller.process,
@@ -119,12 +133,22 @@ extension SecretService {
                     )
                     if ask(question) { granted.append(owner) }
                 }
-                if granted.isEmpty && !prompt.owners.isEmpty && !prompt.unlocksKeychain { dismissed = true }
+                if granted.isEmpty && !owners.isEmpty && !prompt.unlocksKeychain { dismissed = true }
             }
             let answer = granted
             let wasDismissed = dismissed
             bus.perform { self.completePrompt(name, dismissed: wasDismissed, granted: answer) }
         }
+    }
+
+    /// The owners recorded on the keychain items `ids` (read from any thread: the keychain is thread-safe).
+    private func owners(of ids: [String]) -> [String] {
+        var found: [String] = []
+        for id in ids {
+            guard let (item, _) = try? items.item(id: id), let owner = item.owner, !found.contains(owner) else { continue }
+            found.append(owner)
+        }
+        return found
     }
 
     /// Records the user's answers for the caller and emits `Completed` with the objects it can now use (on

@@ -164,4 +164,39 @@ struct SecretServiceConfinementTests {
         )
         #expect(harness.pinentry.commands(named: "GETPIN").count == 2)
     }
+
+    @Test func oneUnlockOfALockedKeychainAlsoAsksForAnotherApplicationsItem() throws {
+        let harness = try SecretServiceHarness()
+        let python = try #require(
+            SecretServiceTests.pythonWithSecretStorage,
+            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
+        )
+        let stored = try harness.secretTool(
+            ["store", "--label", "Confined", "service", "confined.example", "username", "alice"],
+            input: "first-app-secret"
+        )
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let find = """
+            import secretstorage
+            connection = secretstorage.dbus_init()
+            print(next(secretstorage.search_items(connection, {'service': 'confined.example'})).item_path)
+            """
+        let path = try harness.run(python, ["-c", find]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(path.hasPrefix("/org/freedesktop/secrets/collection/login/"), "\(path)")
+        #expect(try harness.latchkey(["lock"]).status == 0)
+        let script = """
+            import secretstorage, sys
+            from secretstorage.util import unlock_objects
+            connection = secretstorage.dbus_init()
+            # A locked keychain's items show no properties (they are encrypted): Unlock the path itself.
+            print('dismissed', unlock_objects(connection, [sys.argv[1]]))
+            print('secret', secretstorage.Item(connection, sys.argv[1]).get_secret().decode())
+            """
+        // The passphrase first, then the question about secret-tool's item, in one prompt.
+        harness.pinentry.answer(["PIN \(SecretServiceHarness.passphrase)", "NOTOK"])
+        let result = try harness.run(python, ["-c", script, path])
+        #expect(result.stdout == "dismissed False\nsecret first-app-secret\n", "\(result.stderr)")
+        #expect(harness.pinentry.commands(named: "GETPIN").count == 1)
+        #expect(harness.pinentry.commands(named: "CONFIRM").count == 1)
+    }
 }
