@@ -56,6 +56,26 @@ struct SearchTagTests {
         #expect(try Self.tagRowCount(keychain) == 3)
     }
 
+    /// The record's tag trailer (docs/storage-format.md §5) comes after the attribute entries, where readers
+    /// without search tags stop; padding stays zero, so a record without tags is byte for byte what it was.
+    @Test func theRecordTrailerIsInvisibleToTheAttributeDecoderAndExactForTags() throws {
+        let attributes: [AttributeName: AttributeValue] = [.account: .string("a"), .port: .number(7)]
+        let tags = [Data(repeating: 1, count: 16), Data(repeating: 0xFE, count: 16)]
+        let record = RecordCodec.encode(attributes, tags: tags)
+        #expect(record.count % RecordCodec.padding == 0)
+        #expect(try RecordCodec.decode(record) == attributes, "the decoder before search tags")
+        let decoded = try RecordCodec.decodeRecord(record)
+        #expect(decoded.attributes == attributes)
+        #expect(decoded.tags == tags)
+        #expect(RecordCodec.encode(attributes, tags: []) == RecordCodec.encode(attributes))
+        #expect(try RecordCodec.decodeRecord(RecordCodec.encode(attributes)).tags == [])
+        // A trailer that claims more tokens than the record holds is corrupt, not silently short.
+        var damaged = record
+        let trailer = try #require(damaged.firstRange(of: Data([RecordCodec.tagMarker, 0, 2])))
+        damaged[trailer.upperBound - 1] = 9
+        expectKeychainError(.decode) { try RecordCodec.decodeRecord(damaged) }
+    }
+
     @Test func anUpdateWithTagsReplacesThemAndOneWithoutKeepsThem() throws {
         let keychain = TemporaryKeychain()
         let store = try keychain.open()
