@@ -38,7 +38,8 @@ public struct ItemQuery: Sendable, Hashable, Codable {
     /// keychain's tag index (keyed tokens, never the tags' text), so it decrypts only the items carrying
     /// every tag. Tags are never returned, and a tag index row an attacker adds to the file cannot make a
     /// search return an item that was not given the tag (each item's tag tokens are also sealed inside its
-    /// encrypted record and checked); removing rows can only hide items from a tag search.
+    /// encrypted record and checked); removing rows can only hide items from a tag search. For the same
+    /// reason `exists` with tags opens the matching items (it needs their class keys).
     public var searchTags: [String]
 
     /// Makes a query.
