@@ -41,8 +41,17 @@ struct SearchTagTests {
         #expect(try Self.accounts(store, tags: ["z"]) == [])
         #expect(try Self.accounts(store, tags: ["x", "z"]) == [])
         #expect(try Self.accounts(store, tags: []) == ["a", "b", "c"])
-        // Tags are case-sensitive, exact strings.
+        // Tags are case-sensitive, exact strings: their UTF-8 bytes (a decomposed "é" is another tag).
         #expect(try Self.accounts(store, tags: ["X"]) == [])
+        try store.add(
+            .genericPassword,
+            attributes: [.account: .string("e")],
+            data: nil,
+            searchTags: ["caf\u{e9}", "cafe\u{301}"]
+        )
+        #expect(try Self.accounts(store, tags: ["caf\u{e9}"]) == ["e"])
+        #expect(try Self.accounts(store, tags: ["cafe\u{301}"]) == ["e"])
+        try store.delete(ItemQuery(.genericPassword, attributes: [.account: .string("e")]))
         #expect(try store.exists(ItemQuery(.genericPassword, searchTags: ["y"])))
         #expect(try !store.exists(ItemQuery(.genericPassword, searchTags: ["z"])))
         expectKeychainError(.itemNotFound) {

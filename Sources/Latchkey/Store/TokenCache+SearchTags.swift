@@ -9,9 +9,12 @@ extension TokenCache {
 
     /// The keyed tokens of search tags in `table`: one per distinct tag, sorted (the form sealed into
     /// records and written to the `tags` table).
+    ///
+    /// A tag is its UTF-8 bytes: tags that Swift calls equal but that differ in bytes (`"é"` precomposed or
+    /// not) are two tags, so duplicates are removed among the tokens, not the strings.
     func tagTokens(_ table: ItemTable, _ tags: [String]) -> [Data] {
         guard !tags.isEmpty else { return [] }
         let domain = tokenizer.domain(Self.tagDomain(table))
-        return Set(tags).map { domain.token(Data($0.utf8)) }.sorted { $0.lexicographicallyPrecedes($1) }
+        return Set(tags.map { domain.token(Data($0.utf8)) }).sorted { $0.lexicographicallyPrecedes($1) }
     }
 }
