@@ -16,6 +16,8 @@ struct SecretCollections: Codable, Equatable {
     var collections: [String: Info] = [:]
     /// Aliases set with `SetAlias` or `CreateCollection`, to collection names; `default` is `login` unless set.
     var aliases: [String: String] = [:]
+    /// Whether every item written before search tags has been given them (`SecretItemStore.tagUntaggedItems`).
+    var tagged: Bool?
 
     /// The collection `alias` names, or `nil`.
     func collection(forAlias alias: String) -> String? {

@@ -54,6 +54,8 @@ struct SecretItemStore: SecretItemStoring {
         var owner: String?
         /// The collection, absent for `login` (and in records written before collections).
         var collection: String?
+        /// Whether the item carries its search tags (absent in records written before them).
+        var tagged: Bool?
     }
 
     /// The items whose attribute maps contain `query`: the index narrows by `service`/`username` when the
@@ -62,7 +64,9 @@ struct SecretItemStore: SecretItemStoring {
         var attributes: [AttributeName: AttributeValue] = [:]
         if let service = query["service"] { attributes[.service] = .string(service) }
         if let username = query["username"] { attributes[.account] = .string(username) }
-        let found = try service.findAll(ItemQuery(.genericPassword, attributes: attributes))
+        // The tag index finds the candidates; their decrypted attributes are checked again below.
+        let tags = Self.queryTags(of: query, collection: collection)
+        let found = try service.findAll(ItemQuery(.genericPassword, attributes: attributes, searchTags: tags))
         return found.compactMap(Self.item(from:)).filter { item in
             (collection == nil || item.collection == collection) && query.allSatisfy { item.attributes[$0.key] == $0.value }
         }
@@ -106,12 +110,14 @@ struct SecretItemStore: SecretItemStoring {
             type: type,
             contentType: contentType,
             owner: owner,
-            collection: stored
+            collection: stored,
+            tagged: true
         )
         var fields = try Self.fields(of: record)
         fields[.label] = .string(label)
+        let tags = Self.tags(of: attributes, collection: collection)
         do throws(KeychainError) {
-            let added = try service.add(.genericPassword, attributes: fields, data: secret)
+            let added = try service.add(.genericPassword, attributes: fields, data: secret, searchTags: tags)
             didWrite()
             guard let item = Self.item(from: added) else { throw KeychainError(.decode, "The new item is unreadable.") }
             return (item, true)
@@ -132,11 +138,12 @@ struct SecretItemStore: SecretItemStoring {
                 type: type,
                 contentType: contentType,
                 owner: existing.owner,
-                collection: stored
+                collection: stored,
+                tagged: true
             )
             fields = try Self.fields(of: kept)
             fields[.label] = .string(label)
-            try service.update(identity, with: ItemChanges(attributes: fields, data: secret))
+            try service.update(identity, with: ItemChanges(attributes: fields, data: secret, searchTags: tags))
             didWrite()
             let updated = try service.findOne(identity)
             guard let item = Self.item(from: updated) else { throw KeychainError(.decode, "The item is unreadable.") }
@@ -152,9 +159,17 @@ struct SecretItemStore: SecretItemStoring {
             type: item.type,
             contentType: contentType,
             owner: item.owner,
-            collection: Self.stored(item.collection)
+            collection: Self.stored(item.collection),
+            tagged: true
         )
-        try update(id: id, ItemChanges(attributes: [.generic: .data(try Self.encode(record))], data: secret))
+        try update(
+            id: id,
+            ItemChanges(
+                attributes: [.generic: .data(try Self.encode(record))],
+                data: secret,
+                searchTags: Self.tags(of: item.attributes, collection: item.collection)
+            )
+        )
     }
 
     /// Changes an item's label.
@@ -170,9 +185,16 @@ struct SecretItemStore: SecretItemStoring {
             type: item.type,
             contentType: item.contentType,
             owner: item.owner,
-            collection: Self.stored(item.collection)
+            collection: Self.stored(item.collection),
+            tagged: true
         )
-        try update(id: id, ItemChanges(attributes: try Self.fields(of: record)))
+        try update(
+            id: id,
+            ItemChanges(
+                attributes: try Self.fields(of: record),
+                searchTags: Self.tags(of: attributes, collection: item.collection)
+            )
+        )
     }
 
     /// Deletes an item.
@@ -256,6 +278,56 @@ struct SecretItemStore: SecretItemStoring {
             .syncViewHint: .string(digest(of: record.attributes, collection: record.collection)),
             .generic: .data(try encode(record)),
         ]
+    }
+
+    /// The search tags of an item with `attributes` in `collection`: `ss` (every Secret Service item, for a
+    /// search that names no attribute), `c:` and the collection, and one per attribute, `a:` and the name's
+    /// length, name and value (so no two pairs share a tag). The keychain stores only their keyed tokens.
+    static func tags(of attributes: [String: String], collection: String) -> [String] {
+        ["ss", "c:" + collection] + attributes.map(attributeTag).sorted()
+    }
+
+    /// The tags a search for `query` in `collection` (every collection when `nil`) asks for: those of its
+    /// attributes and collection, or `ss` alone.
+    static func queryTags(of query: [String: String], collection: String?) -> [String] {
+        let tags = (collection.map { ["c:" + $0] } ?? []) + query.map(attributeTag).sorted()
+        return tags.isEmpty ? ["ss"] : tags
+    }
+
+    private static func attributeTag(_ attribute: (key: String, value: String)) -> String {
+        "a:\(attribute.key.utf8.count):\(attribute.key)=\(attribute.value)"
+    }
+
+    /// Gives search tags to the Secret Service items written before them (their records say so), once per
+    /// keychain: the collection registry remembers it (`SecretCollections.tagged`). This one pass reads every
+    /// item's attributes; searches after it use the tag index.
+    ///
+    /// - Returns: How many items were given tags.
+    func tagUntaggedItems() throws(KeychainError) -> Int {
+        let all = try service.findAll(ItemQuery(.genericPassword))
+        var operations: [KeychainOperation] = []
+        for found in all {
+            guard let generic = found.attributes[.generic]?.dataValue,
+                var record = try? JSONDecoder().decode(Record.self, from: generic), record.tagged != true
+            else { continue }
+            record.tagged = true
+            let collection = record.collection ?? ObjectPath.login
+            operations.append(
+                .update(
+                    UpdateRequest(
+                        ItemQuery(.genericPassword, persistentReference: found.persistentReference),
+                        changes: ItemChanges(
+                            attributes: [.generic: .data(try Self.encode(record))],
+                            searchTags: Self.tags(of: record.attributes, collection: collection)
+                        )
+                    )
+                )
+            )
+        }
+        guard !operations.isEmpty else { return 0 }
+        _ = try service.perform(.batch(operations))
+        didWrite()
+        return operations.count
     }
 
     /// A collection's name as a record keeps it: `nil` for `login`.

@@ -7,7 +7,21 @@ extension SecretService {
     /// locked again); only `login` and `session` before that.
     func collections() -> SecretCollections {
         if let knownCollections { return knownCollections }
-        guard !isLocked, let loaded = try? items.loadCollections() else { return SecretCollections() }
+        guard !isLocked, var loaded = try? items.loadCollections() else { return SecretCollections() }
+        if loaded.tagged != true {
+            // Once per keychain: items stored before search tags get theirs, so searches use the index.
+            do {
+                let count = try items.tagUntaggedItems()
+                loaded.tagged = true
+                try items.saveCollections(loaded)
+                logger.info("secret service: items given search tags", metadata: ["count": "\(count)"])
+            } catch {
+                // Not retried on every call: older items stay out of searches until the agent restarts.
+                logger.error("secret service: items not given search tags", metadata: ["code": "\(error.code.rawValue)"])
+                knownCollections = loaded
+                return loaded
+            }
+        }
         knownCollections = loaded
         return loaded
     }
@@ -49,6 +63,7 @@ extension SecretService {
     ///
     /// - Throws: `IsLocked` when the search covers the keychain and it is locked.
     func searchItems(_ query: [String: String], in collection: String?) throws(SecretServiceError) -> [SecretItem] {
+        _ = collections()  // gives older items their search tags first
         var found: [SecretItem] = []
         if collection == nil || collection == ObjectPath.sessionCollection {
             found += try keychain { () throws(KeychainError) in try sessionItems.search(query, in: nil) }
