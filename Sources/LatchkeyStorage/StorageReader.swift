@@ -27,13 +27,13 @@ package struct StorageReader {
     }
 
     /// The prepared statement for `sql` on this reader's connection, ready to bind.
-    private func query(_ sql: String) throws -> SQLiteQuery {
+    func query(_ sql: String) throws -> SQLiteQuery {
         try query(.sql(sql)) { sql }
     }
 
     /// The prepared statement named by `key`, whose text `sql` builds only when it is not prepared yet
     /// (on the dedicated connection; GRDB's cache is keyed by the text itself).
-    private func query(_ key: StatementKey, sql: () -> String) throws -> SQLiteQuery {
+    func query(_ key: StatementKey, sql: () -> String) throws -> SQLiteQuery {
         switch source {
         case .grdb(let db): SQLiteQuery(try db.cachedStatement(sql: sql()).sqliteStatement)
         case .direct(let connection): SQLiteQuery(try connection.statement(key, sql: sql), clearsBindings: false)
@@ -122,73 +122,8 @@ package struct StorageReader {
         }
     }
 
-    /// The `driving` value of a search by tags: no token column's index may drive it (each gets a `+`), so
-    /// that SQLite starts from the rows of the tags' tokens (`tags_token`) and reads only the rows carrying
-    /// every tag, by row id.
-    static let tagIndex = "tags"
-
-    /// Every search-tag token of the rows of `table`, by row id, each row's tokens in byte order (empty for a
-    /// file without the `tags` table). Rows that name no item are included.
-    package func tagTokens(in table: ItemTable) throws -> [Int64: [Data]] {
-        guard try hasTagTable() else { return [:] }
-        var query = try query("SELECT item, token FROM tags WHERE tbl = ? ORDER BY item, token")
-        try query.bind(table.rawValue)
-        var tokens: [Int64: [Data]] = [:]
-        while try query.step() { tokens[query.int64(0), default: []].append(try query.requiredBlob(1)) }
-        return tokens
-    }
-
-    /// Whether the file has the `tags` table (migration v3).
-    private func hasTagTable() throws -> Bool {
-        var query = try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tags'")
-        return try query.step()
-    }
-
-    /// `filter` with its tag tokens ordered for the search: the one with the fewest rows in `tags` (probed
-    /// like `drivingColumn`, up to `probeLimit` entries each) first, since it drives the search and the
-    /// others are only tested on its rows. `nil` when no row can match: a token without rows, or a file
-    /// without the `tags` table (not migrated to v3, opened read-only), where no item has tags.
-    private func orderingTags(_ table: ItemTable, _ filter: RowFilter) throws -> RowFilter? {
-        guard try hasTagTable() else { return nil }
-        let distinct = filter.tags.reduce(into: [Data]()) { tags, tag in if !tags.contains(tag) { tags.append(tag) } }
-        var ordered = filter
-        ordered.tags = distinct
-        guard distinct.count > 1 else { return ordered }
-        var counted: [(tag: Data, rows: Int)] = []
-        for tag in distinct {
-            var query = try query(.tagProbe) {
-                "SELECT count(*) FROM (SELECT 1 FROM tags WHERE token = ? AND tbl = ? LIMIT \(Self.probeLimit))"
-            }
-            try query.bind(tag)
-            try query.bind(table.rawValue)
-            let rows = try query.step() ? Int(query.int64(0)) : 0
-            if rows == 0 { return nil }
-            counted.append((tag, rows))
-        }
-        // A stable sort: equal counts keep the caller's order.
-        ordered.tags = counted.enumerated().sorted { ($0.element.rows, $0.offset) < ($1.element.rows, $1.offset) }
-            .map(\.element.tag)
-        return ordered
-    }
-
-    /// SQLite's plan (`EXPLAIN QUERY PLAN`, one detail line per step) for the statement `select` runs first
-    /// for `filter`; tests use it to show which index drives a search.
-    package func queryPlan(from table: ItemTable, where filter: RowFilter, includeSecret: Bool) throws -> [String] {
-        var filter = filter
-        if !filter.tags.isEmpty {
-            guard let ordered = try orderingTags(table, filter) else { return [] }
-            filter = ordered
-        }
-        let driving: String? = filter.tags.isEmpty ? firstCandidate(table, filter) : Self.tagIndex
-        let key = selectKey(table, filter, includeSecret, driving: driving)
-        var query = try query("EXPLAIN QUERY PLAN " + key.sql(SelectSQL.of(table)))
-        var details: [String] = []
-        while try query.step() { details.append(try query.requiredText(3)) }
-        return details
-    }
-
     /// The shape of the statement that selects `filter`'s rows of `table`, driven by the index on `driving`.
-    private func selectKey(
+    func selectKey(
         _ table: ItemTable,
         _ filter: RowFilter,
         _ includeSecret: Bool,
@@ -382,7 +317,7 @@ package struct StorageReader {
     }
 
     /// `term = ?`, or `term IN (?, ...)` for several tokens (`IN ()`, never true, for none).
-    fileprivate static func test(_ term: String, count: Int) -> String {
+    static func test(_ term: String, count: Int) -> String {
         if count == 1 { return "\(term) = ?" }
         return "\(term) IN (\(Array(repeating: "?", count: count).joined(separator: ",")))"
     }
@@ -399,127 +334,5 @@ package struct StorageReader {
         var messages: [String] = []
         while try query.step() { messages.append(try query.requiredText(0)) }
         return messages
-    }
-}
-
-/// The shape of an item `SELECT`: everything its SQL text depends on, so that the dedicated connection
-/// finds the prepared statement without building the text (the tokens and the limit are bound).
-struct SelectKey: Hashable {
-    /// One condition: which token column, how many accepted tokens, and whether the `+` keeps its index
-    /// from driving the search.
-    struct Term: Hashable {
-        var column: Int
-        var tokens: Int
-        var disqualified: Bool
-    }
-
-    var table: ItemTable
-    var includeSecret: Bool
-    var persistref: Bool
-    var primaryKey: Bool
-    var limited: Bool
-    var terms: [Term] = []
-    /// How many search-tag tokens the row must carry.
-    var tags = 0
-
-    /// The same shape packed into 64 bits, when it fits (up to five terms of at most 31 tokens each,
-    /// the usual query), so that looking up its statement hashes one integer and allocates nothing.
-    struct Signature {
-        private(set) var bits: UInt64
-        private var terms = 0
-
-        init?(table: ItemTable, includeSecret: Bool, persistref: Bool, primaryKey: Bool, limited: Bool) {
-            guard let tableIndex = ItemTable.allCases.firstIndex(of: table) else { return nil }
-            bits = UInt64(tableIndex)
-            for flag in [includeSecret, persistref, primaryKey, limited] {
-                bits = bits << 1 | (flag ? 1 : 0)
-            }
-        }
-
-        /// Adds a term; `false` when it does not fit (the caller then keys the statement by `SelectKey`).
-        mutating func append(_ term: Term) -> Bool {
-            guard terms < 5, term.column < 16, term.tokens < 32 else { return false }
-            // 6 bits of table and flags, then 10 bits per term, then the term count in the top 4 bits.
-            let packed = UInt64(term.column | term.tokens << 4 | (term.disqualified ? 1 << 9 : 0))
-            bits |= packed << UInt64(6 + 10 * terms)
-            terms += 1
-            bits = bits & ~(0xF << 60) | UInt64(terms) << 60
-            return true
-        }
-    }
-
-    /// The SQL text; parameters in order: persistref, primary key, the tag tokens, each term's tokens, the
-    /// limit.
-    func sql(_ shape: SelectSQL) -> String {
-        var sql = includeSecret ? shape.headWithSecret : shape.headWithoutSecret
-        var separator = " WHERE "
-        if persistref {
-            sql += separator + "persistref = ?"
-            separator = " AND "
-        }
-        if primaryKey {
-            sql += separator + "pk = ?"
-            separator = " AND "
-        }
-        if tags > 0 {
-            // The rows of the first tag's token (through `tags_token`), each checked for the other tags
-            // through the primary key of `tags`.
-            let name = table.rawValue
-            sql += separator + "id IN (SELECT item FROM tags WHERE token = ? AND tbl = '\(name)')"
-            for _ in 1..<tags {
-                sql += " AND EXISTS (SELECT 1 FROM tags WHERE tbl = '\(name)' AND item = \(name).id AND token = ?)"
-            }
-            separator = " AND "
-        }
-        for term in terms {
-            sql += separator + (term.disqualified ? "+" : "")
-            sql += StorageReader.test(shape.tokenColumns[term.column], count: term.tokens)
-            separator = " AND "
-        }
-        sql += " ORDER BY id"
-        if limited { sql += " LIMIT ?" }
-        return sql
-    }
-}
-
-/// The fixed parts of an item `SELECT`, built once per table instead of on every lookup.
-struct SelectSQL: Sendable {
-    let tokenColumns: [String]
-    let indexedColumns: [String]
-    /// `SELECT id, persistref, pk, itemkey, attrs, secret, secret IS NOT NULL, <token columns> FROM <table>`.
-    let headWithSecret: String
-    /// The same with `NULL` in place of `secret`.
-    let headWithoutSecret: String
-    /// Every row in id order with `NULL` in place of `attrs` and `secret` (the row ledger's scan).
-    let ledgerHead: String
-    /// The same for the rows of one ledger bucket: parameters offset, modulus, value.
-    let ledgerBucketHead: String
-
-    /// The index of the first token column in every head.
-    static let firstTokenColumn = 7
-
-    init(_ table: ItemTable) {
-        tokenColumns = table.tokenColumns
-        indexedColumns = table.indexedColumns
-        let tokenList = tokenColumns.joined(separator: ", ")
-        let tail = "secret IS NOT NULL, \(tokenList) FROM \(table.rawValue)"
-        headWithSecret = "SELECT id, persistref, pk, itemkey, attrs, secret, \(tail)"
-        headWithoutSecret = "SELECT id, persistref, pk, itemkey, attrs, NULL, \(tail)"
-        ledgerHead = "SELECT id, persistref, pk, itemkey, NULL, NULL, \(tail) ORDER BY id"
-        ledgerBucketHead = "SELECT id, persistref, pk, itemkey, NULL, NULL, \(tail) WHERE (id + ?) % ? = ? ORDER BY id"
-    }
-
-    private static let genp = SelectSQL(.genp)
-    private static let inet = SelectSQL(.inet)
-    private static let cert = SelectSQL(.cert)
-    private static let keys = SelectSQL(.keys)
-
-    static func of(_ table: ItemTable) -> SelectSQL {
-        switch table {
-        case .genp: genp
-        case .inet: inet
-        case .cert: cert
-        case .keys: keys
-        }
     }
 }
