@@ -307,7 +307,7 @@ struct SecretItemStore: SecretItemStoring {
         let all = try service.findAll(ItemQuery(.genericPassword))
         var operations: [KeychainOperation] = []
         for found in all {
-            guard let generic = found.attributes[.generic]?.dataValue,
+            guard let generic = Self.genericBytes(of: found),
                 var record = try? JSONDecoder().decode(Record.self, from: generic), record.tagged != true
             else { continue }
             record.tagged = true
@@ -362,7 +362,7 @@ struct SecretItemStore: SecretItemStoring {
 
     /// The Secret Service view of a found item, or `nil` when it is not one (no readable `gena` record).
     static func item(from found: FoundItem) -> SecretItem? {
-        guard let generic = found.attributes[.generic]?.dataValue,
+        guard let generic = Self.genericBytes(of: found),
             let record = try? JSONDecoder().decode(Record.self, from: generic)
         else { return nil }
         let label: String
@@ -383,6 +383,15 @@ struct SecretItemStore: SecretItemStoring {
             owner: record.owner,
             collection: record.collection ?? ObjectPath.login
         )
+    }
+
+    /// The bytes of an item's `gena` (stored as data; a string's UTF-8 when a tool wrote text).
+    static func genericBytes(of found: FoundItem) -> Data? {
+        switch found.attributes[.generic] {
+        case .data(let bytes): bytes
+        case .string(let text): Data(text.utf8)
+        default: nil
+        }
     }
 
     /// The persistent reference an object-path element names, or `nil` when it is not even-length hex.

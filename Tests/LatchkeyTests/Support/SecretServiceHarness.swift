@@ -36,10 +36,12 @@ final class SecretServiceHarness: @unchecked Sendable {
 
     /// Starts the bus and the agent on it (with `agentArguments` added, and the scripted pinentry as its
     /// prompter), waits for the agent's "ready" and "secret-service ready" lines and unlocks it (unless
-    /// `unlock` is false).
+    /// `unlock` is false). `beforeAgent` runs with the clients' environment once the keychain exists, before
+    /// the agent starts.
     init(
         unlock: Bool = true,
         agentArguments: [String] = [],
+        beforeAgent: ((_ environment: [String: String]) throws -> Void)? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let daemon = try Peer.require("dbus-daemon", package: "dbus-daemon", sourceLocation: sourceLocation)
@@ -65,6 +67,7 @@ final class SecretServiceHarness: @unchecked Sendable {
         }
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
+        try beforeAgent?(environment)
         self.agentArguments = ["--pinentry", pinentry.path] + agentArguments
         agent = try Self.spawnAgent(self.agentArguments, environment: environment, sourceLocation: sourceLocation)
         if unlock { try self.unlock(sourceLocation: sourceLocation) }
