@@ -9,6 +9,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Latchkey", targets: ["Latchkey"]),
+        // Apple's API under names of its own: no module named `Security` or `LocalAuthentication` in a build
+        // that uses only these (docs/apple-compatibility.md, "Module layout").
+        .library(name: "LatchkeySecurity", targets: ["LatchkeySecurity"]),
+        .library(name: "LatchkeyLocalAuthentication", targets: ["LatchkeyLocalAuthentication"]),
+        // Opt-in one-file shims for code that must say `import Security` / `import LocalAuthentication`
+        // unchanged. Not for a build that also builds swift-certificates' `X509`, which probes
+        // `canImport(Security)` (docs/apple-compatibility.md, "Porting routes").
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "LatchkeyTesting", targets: ["LatchkeyTesting"]),
@@ -47,19 +54,22 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "LocalAuthentication",
+            name: "LatchkeyLocalAuthentication",
             dependencies: ["Latchkey"],
             swiftSettings: strict
         ),
         .target(
-            name: "Security",
+            name: "LatchkeySecurity",
             dependencies: [
-                "Latchkey", "LatchkeyCrypto", "LocalAuthentication",
+                "Latchkey", "LatchkeyCrypto", "LatchkeyLocalAuthentication",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
+        // The shims: nothing of Latchkey's depends on them but SecurityCompileTests.
+        .target(name: "Security", dependencies: ["LatchkeySecurity"], swiftSettings: strict),
+        .target(name: "LocalAuthentication", dependencies: ["LatchkeyLocalAuthentication"], swiftSettings: strict),
         .target(
             name: "LatchkeyTesting",
             dependencies: ["Latchkey"],
@@ -101,7 +111,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "latchkey-bench",
-            dependencies: ["Latchkey", "LatchkeyTokens", "Security"],
+            dependencies: ["Latchkey", "LatchkeyTokens", "LatchkeySecurity"],
             swiftSettings: strict
         ),
         .target(
@@ -141,9 +151,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "LocalAuthentication", "Latchkey", "LatchkeyTesting"],
+            dependencies: ["LatchkeySecurity", "LatchkeyLocalAuthentication", "Latchkey", "LatchkeyTesting"],
             swiftSettings: strict
         ),
+        // The one target that depends on the shims: iOS-style samples that say `import Security` unchanged, and
+        // the tests that build and run the porting-route sample packages under Samples/.
         .testTarget(
             name: "SecurityCompileTests",
             dependencies: ["Security", "LocalAuthentication", "LatchkeyTesting"],
@@ -153,8 +165,10 @@ let package = Package(
 )
 
 #if canImport(Darwin)
-// On Apple platforms the real Security and LocalAuthentication frameworks exist; the Linux
-// re-implementations are not built there, so they can never shadow Apple's modules.
+// On Apple platforms the real Security and LocalAuthentication frameworks exist: the shims, which would shadow
+// them, are not declared there, nor the tests of the Apple face. `LatchkeySecurity` and
+// `LatchkeyLocalAuthentication` stay (empty: every file is `#if !canImport(Darwin)`), so that a package can
+// name them with `condition: .when(platforms: [.linux])` (docs/apple-compatibility.md, "Porting routes").
 let appleOnlyNames: Set<String> = ["Security", "LocalAuthentication", "SecurityTests", "SecurityCompileTests"]
 package.products.removeAll { appleOnlyNames.contains($0.name) }
 package.targets.removeAll { appleOnlyNames.contains($0.name) }

@@ -1,6 +1,6 @@
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 
 /// Public-key operations through Apple's `SecKey*` functions, beside what `openssl speed` measures on the same
 /// machine (docs/benchmarks.md): `key-p256-sign` / `key-p256-verify` (ECDSA over a 32-byte SHA-256 digest,

@@ -1,6 +1,6 @@
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 
 /// The same operations as `StoreBenchmarks`, through Apple's `SecItem*` dictionaries on the filled
 /// keychain, so the cost of the dictionary translation shows beside the typed core:

@@ -1,8 +1,8 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import LocalAuthentication
-import Security
+import LatchkeyLocalAuthentication
+import LatchkeySecurity
 import Testing
 
 /// docs/apple-semantics.md §6.2, §3.6: SecAccessControl, and reading protected items through LAContext.

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 import Testing
 
 /// docs/apple-semantics.md §6.3: the caller's ordered access groups.

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 import Testing
 
 struct CoreFoundationTests {

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LatchkeyTesting
-import Security
+import LatchkeySecurity
 import Testing
 
 /// Mutation fuzzing of the Apple face's parsers of untrusted bytes (issue 14): PKCS#12 files

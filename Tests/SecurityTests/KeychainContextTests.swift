@@ -1,7 +1,7 @@
 import Foundation
 import Latchkey
-import LocalAuthentication
-import Security
+import LatchkeyLocalAuthentication
+import LatchkeySecurity
 import Testing
 
 /// One process-wide context: the `SecItem*` functions, the typed `Keychain` and `LAContext`'s passphrase

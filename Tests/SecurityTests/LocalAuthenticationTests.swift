@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import LocalAuthentication
+import LatchkeyLocalAuthentication
 import Testing
 
 #if canImport(Glibc)

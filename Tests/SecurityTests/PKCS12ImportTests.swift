@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import LatchkeySecurity
 import Testing
 import LatchkeyTesting
 

@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import LatchkeySecurity
 import Testing
 
 /// The iOS way to install a client identity: import an `openssl pkcs12 -export` file, add the identity to the

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 import Testing
 
 /// docs/apple-semantics.md §1.5–§1.8: which attributes make items unique.

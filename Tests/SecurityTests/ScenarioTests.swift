@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 import Testing
 
 /// End-to-end flows written the way apps write them.

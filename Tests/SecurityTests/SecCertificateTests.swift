@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import LatchkeySecurity
 import Testing
 
 /// A certificate and its key made by `openssl req -x509` in a temporary directory.

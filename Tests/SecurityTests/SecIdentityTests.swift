@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import LatchkeySecurity
 import Testing
 
 /// A P-256 key and a self-signed certificate for it, made by the `openssl` command line.

@@ -1,6 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
-import Security
+import LatchkeySecurity
 import Testing
 
 private func sign(_ key: SecKey, _ algorithm: String, _ data: Data) -> (Data?, CFError?) {

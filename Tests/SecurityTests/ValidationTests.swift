@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 import Testing
 
 /// docs/apple-semantics.md §3.1, §3.4, §5: which keys each call accepts, the error for the rest, and Apple's

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 import Testing
 
 /// docs/apple-semantics.md §1.2: how each attribute kind coerces the value it is given, and what comes back.

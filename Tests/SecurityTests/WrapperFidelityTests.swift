@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import Security
+import LatchkeySecurity
 import Testing
 
 /// Issue 13's Apple fidelity gaps: popular iOS keychain wrappers, called exactly as their sources call

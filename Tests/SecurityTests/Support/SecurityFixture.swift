@@ -1,8 +1,8 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import LocalAuthentication
-import Security
+import LatchkeyLocalAuthentication
+import LatchkeySecurity
 
 /// Runs `body` with every `SecItem*` call of this task going to a fresh temporary keychain.
 @discardableResult

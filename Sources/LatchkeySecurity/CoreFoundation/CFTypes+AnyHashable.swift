@@ -11,7 +11,7 @@ import Foundation
 // the representation to `NSData` only, so there `AnyHashable(kSecClassGenericPassword)` is not
 // `AnyHashable("genp")`, and `AnyHashable(kCFBooleanTrue)` equals `AnyHashable(1)`, not `AnyHashable(true)`.
 // These two conformances restore Apple's behaviour for every `NSString` and boolean `NSNumber` in a
-// process that links `Security`. They are retroactive: should swift-corelibs-foundation add its own,
+// process that links `LatchkeySecurity`. They are retroactive: should swift-corelibs-foundation add its own,
 // both give the same values.
 
 /// `CFString` (`NSString`) as `AnyHashable` is the Swift `String` with the same text, as on Apple platforms.

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import LocalAuthentication
+import LatchkeyLocalAuthentication
 
 /// Which `SecItem*` function a dictionary was given to (it decides which keys are allowed).
 enum SecItemCall {

@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import LocalAuthentication
+import LatchkeyLocalAuthentication
 
 /// Which keychain the `SecItem*` functions use, and the last error's message (Latchkey-specific; Apple's
 /// `Security` has no equivalent because the system owns the keychain).

@@ -132,8 +132,8 @@ open class LAContext: NSObject, @unchecked Sendable {
     /// an access control (a `SecAccessControl`), so that keychain calls given this context reuse it.
     ///
     /// - Parameters:
-    ///   - accessControl: The `SecAccessControl` (typed `AnyObject` here because `Security` builds on this
-    ///     module; call sites are unchanged).
+    ///   - accessControl: The `SecAccessControl` (typed `AnyObject` here because `LatchkeySecurity` builds
+    ///     on this module; call sites are unchanged).
     ///   - operation: The operation (informational on Linux).
     ///   - localizedReason: Why the app asks.
     ///   - reply: As for `evaluatePolicy(_:localizedReason:reply:)`, called before this method returns.

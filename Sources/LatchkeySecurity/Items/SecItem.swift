@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import LocalAuthentication
+import LatchkeyLocalAuthentication
 
 /// `SecItemAdd`: adds an item to the keychain.
 ///

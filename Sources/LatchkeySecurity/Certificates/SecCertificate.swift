@@ -8,7 +8,9 @@ import Foundation
 /// DER is.
 ///
 /// Known differences from Apple: parsing checks the X.509 structure (TBSCertificate, names, validity, public
-/// key, extensions) but not signature algorithms or dates; no trust evaluation (`SecTrust`). (swift-certificates cannot be used: it imports `Security` when it can, and finds this module.)
+/// key, extensions) but not signature algorithms or dates; no trust evaluation (`SecTrust`). (Parsed by the
+/// hand-written `DERReader` while this module was named `Security`, which swift-certificates' `X509` would have
+/// found through `canImport(Security)`; issue 17 moves it to swift-certificates.)
 public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
     /// The certificate's DER encoding.
     let der: Data

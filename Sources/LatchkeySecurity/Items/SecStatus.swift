@@ -1,7 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import Latchkey
-import LocalAuthentication
+import LatchkeyLocalAuthentication
 
 /// The one place where errors become `OSStatus` values.
 enum SecStatus {

@@ -1,0 +1,130 @@
+#if !canImport(Darwin)
+import Foundation
+import Latchkey
+import LatchkeyTesting
+import Testing
+
+/// Builds and runs the sample packages of the three porting routes (docs/apple-compatibility.md, "Porting
+/// routes"): `Samples/PortingRoutes` holds route (a), `#if canImport(Darwin) import Security #else import
+/// LatchkeySecurity #endif`, and route (b), `-module-alias Security=LatchkeySecurity`; `Samples/ShimRoute` holds
+/// route (c), the `Security` shim product. Each sample stores a generic password with `SecItemAdd`, reads it
+/// back with `SecItemCopyMatching` and prints it, in a keychain of its own temporary directory.
+///
+/// Every build uses one scratch path, `.build-samples` at the repository root, so that Latchkey's objects are
+/// compiled once for all three. The suite is serialized: SwiftPM takes a lock on the scratch path anyway.
+@Suite(.serialized)
+struct PortingRouteTests {
+    /// The repository root (this file is `Tests/SecurityCompileTests/PortingRouteTests.swift`).
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    @Test func conditionalImportRouteBuildsAndRuns() throws {
+        let output = try buildAndRun(package: "PortingRoutes", product: "ConditionalImport")
+        #expect(output == "conditional import: route-a-password\n")
+    }
+
+    @Test func moduleAliasRouteBuildsAndRuns() throws {
+        let output = try buildAndRun(package: "PortingRoutes", product: "ModuleAlias")
+        #expect(output == "module alias: route-b-password\n")
+    }
+
+    @Test func shimRouteBuildsAndRuns() throws {
+        let output = try buildAndRun(package: "ShimRoute", product: "ShimImport")
+        #expect(output == "shim import: route-c-password\n")
+    }
+
+    /// Builds `product` of `Samples/<package>` into the shared scratch path, runs it against a new keychain in
+    /// a temporary directory and returns what it printed on standard output.
+    private func buildAndRun(
+        package: String,
+        product: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        let swift = try #require(
+            Self.executable(named: "swift"),
+            "peer swift missing: the Swift toolchain's `swift` must be on PATH (swift.org's Linux toolchain)",
+            sourceLocation: sourceLocation
+        )
+        let scratch = Self.root + "/.build-samples"
+        let build = try Self.run(
+            swift,
+            [
+                "build", "--package-path", Self.root + "/Samples/" + package, "--scratch-path", scratch, "--product",
+                product,
+            ]
+        )
+        try #require(build.status == 0, "swift build of Samples/\(package) failed:\n\(build.output)")
+
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try UnlockCredential.createKeyFile(at: directory + "/key")
+        let environment = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": directory,
+            "XDG_DATA_HOME": directory + "/data",
+            "XDG_STATE_HOME": directory + "/state",
+            "XDG_RUNTIME_DIR": directory + "/run",
+            "LATCHKEY_AGENT": "off",
+            "LATCHKEY_KEYCHAIN": directory + "/sample.keychain-db",
+            "LATCHKEY_KEY_FILE": directory + "/key",
+            "LATCHKEY_DEVICE_SECRET": directory + "/device-secret",
+            "LATCHKEY_ACCESS_GROUPS": "com.example.porting",
+        ]
+        let errorFile = directory + "/stderr"
+        let sample = try Self.run(scratch + "/debug/" + product, [], environment: environment, errorFile: errorFile)
+        let errors = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
+        try #require(sample.status == 0, "Samples/\(package) \(product) failed:\n\(errors)")
+        return sample.output
+    }
+
+    /// What a finished child process left: its exit status and standard output (with standard error, unless
+    /// it went to a file).
+    private struct Finished {
+        var status: Int32
+        var output: String
+    }
+
+    /// Runs `executable` to its end, reading its output while it runs (a full pipe would block it). Standard
+    /// error goes to the file `errorFile` when one is given, else into the output.
+    private static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        errorFile: String? = nil
+    ) throws -> Finished {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe()
+        process.standardOutput = output
+        if let errorFile {
+            try #require(FileManager.default.createFile(atPath: errorFile, contents: nil), "cannot create \(errorFile)")
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        } else {
+            process.standardError = output
+        }
+        process.standardInput = FileHandle.nullDevice
+        try ProcessLaunch.run(process)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Finished(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// The first executable called `name` on `PATH`, then in `/usr/bin`.
+    private static func executable(named name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin"]
+        return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// A new private (0700) temporary directory.
+    private static func temporaryDirectory() throws -> String {
+        let template = FileManager.default.temporaryDirectory.path + "/latchkey-porting-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        let created = bytes.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+        try #require(created != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")
+        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+#endif
