@@ -2,7 +2,7 @@ import Foundation
 import Latchkey
 import Testing
 
-/// The operation API's wire form (protocol version 3, binary): every operation and outcome case survives a
+/// The operation API's wire form (protocol version 4, binary): every operation and outcome case survives a
 /// round trip with non-trivial values (every attribute kind, empty and large data, unicode, nested batches),
 /// errors travel with their code and message, and a store executes decoded operations.
 struct OperationWireTests {
@@ -100,6 +100,7 @@ struct OperationWireTests {
         ),
         .find(FindRequest(ItemQuery(.certificate), limit: .one, withData: true, authentication: .confirmed)),
         .find(FindRequest(ItemQuery(.key), limit: .count(-5), authentication: .fail)),
+        .find(FindRequest(query, limit: .all, withData: true, corruptRows: .skip, withSearchTags: true)),
         .exists(query),
         .exists(fullQuery),
         .restore(NewItem(.certificate, attributes: [.label: .string("c")], data: nil), replacingExisting: true),
@@ -167,6 +168,22 @@ struct OperationWireTests {
             ),
             FoundItem(itemClass: .certificate, attributes: [:], data: nil, persistentReference: Data([4])),
         ]),
+        .items([
+            FoundItem(
+                itemClass: .genericPassword,
+                attributes: [.account: .string("t")],
+                data: nil,
+                persistentReference: Data(repeating: 5, count: 20),
+                searchTags: ["ss", "c:login", "a:5:xdg:schema=org.example", "\u{E9}", "e\u{301}", ""]
+            ),
+            FoundItem(
+                itemClass: .genericPassword,
+                attributes: [:],
+                data: SecretData(string: "s"),
+                persistentReference: Data(repeating: 6, count: 20),
+                searchTags: []
+            ),
+        ]),
         .count(2), .count(0), .count(-1), .count(Int.max),
         .exists(true), .exists(false),
         .lockState(.locked), .lockState(.unlocked), .lockState(.neverUnlocked),
@@ -211,6 +228,33 @@ struct OperationWireTests {
         #expect(try decoder.decode(ItemChanges.self, from: oldChanges).searchTags == nil)
         let oldQuery = Data(#"{"attributes": [], "synchronizable": "no", "includeTombstones": false}"#.utf8)
         #expect(try decoder.decode(ItemQuery.self, from: oldQuery) == ItemQuery(nil))
+    }
+
+    /// A find that asks for search tags and an item that carries them travel in JSON too; forms written
+    /// before them read as not asked (`withSearchTags` false, `searchTags` nil).
+    @Test func foundSearchTagsRoundTripInJSONAndMayBeAbsentThere() throws {
+        let request = FindRequest(Self.query, limit: .all, withData: true, withSearchTags: true)
+        let item = FoundItem(
+            itemClass: .genericPassword,
+            attributes: [.account: .string("a")],
+            data: nil,
+            persistentReference: Data(repeating: 1, count: 20),
+            searchTags: Self.searchTags
+        )
+        let encoder = JSONEncoder()
+        let decoder = JSONDecoder()
+        #expect(try decoder.decode(FindRequest.self, from: encoder.encode(request)) == request)
+        #expect(try decoder.decode(FoundItem.self, from: encoder.encode(item)) == item)
+        var untagged = request
+        untagged.withSearchTags = false
+        let oldRequest = try encoder.encode(untagged)
+        #expect(!String(decoding: oldRequest, as: UTF8.self).contains("withSearchTags"))
+        #expect(try decoder.decode(FindRequest.self, from: oldRequest) == untagged)
+        var unasked = item
+        unasked.searchTags = nil
+        let oldItem = try encoder.encode(unasked)
+        #expect(!String(decoding: oldItem, as: UTF8.self).contains("searchTags"))
+        #expect(try decoder.decode(FoundItem.self, from: oldItem).searchTags == nil)
     }
 
     @Test(arguments: outcomes) func outcomesRoundTrip(_ outcome: KeychainOutcome) throws {

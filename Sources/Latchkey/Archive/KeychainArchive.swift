@@ -19,10 +19,12 @@ import LatchkeyCrypto
 /// 12+L    …     nonce (12) ‖ AES-256-GCM ciphertext ‖ tag (16); AAD = bytes 0 ..< 12+L
 /// ```
 ///
-/// The plaintext is a JSON document: `{"format": "latchkey-archive", "version": 1, "created": <unix
-/// seconds>, "items": [{"class": "genp", "attributes": {"acct": {"s": "alice"}, …}, "data": "<base64>"}]}`
-/// with typed attribute values: `s` string, `b` base64 bytes, `n` integer, `f` double, `t` date as seconds
-/// since 2001-01-01 UTC (Apple's reference date, so dates round-trip bit for bit).
+/// The plaintext is a JSON document: `{"format": "latchkey-archive", "version": 2, "created": <unix
+/// seconds>, "items": [{"class": "genp", "attributes": {"acct": {"s": "alice"}, …}, "data": "<base64>",
+/// "tags": ["ss", …]}]}` with typed attribute values: `s` string, `b` base64 bytes, `n` integer, `f` double,
+/// `t` date as seconds since 2001-01-01 UTC (Apple's reference date, so dates round-trip bit for bit).
+/// `tags` (version 2) holds the item's search tags, only when it has some; a version 1 document (written
+/// before search tags were carried) is still read, its items without tags.
 ///
 /// ```swift
 /// let archive = KeychainArchive(items: items)
@@ -38,17 +40,38 @@ public struct KeychainArchive: Sendable, Hashable {
         public var attributes: [AttributeName: AttributeValue]
         /// The secret, when the item has one.
         public var data: SecretData?
+        /// The item's search tags (`NewItem.searchTags`), restored with it; empty when it has none (or when
+        /// they could not be read back: an item whose tags were written before their text was kept).
+        public var searchTags: [String]
 
         /// Makes an archived item.
-        public init(itemClass: ItemClass, attributes: [AttributeName: AttributeValue], data: SecretData?) {
+        ///
+        /// - Parameters:
+        ///   - itemClass: The item's class (never `.identity`).
+        ///   - attributes: Every stored attribute.
+        ///   - data: The secret, when the item has one.
+        ///   - searchTags: The item's search tags.
+        public init(
+            itemClass: ItemClass,
+            attributes: [AttributeName: AttributeValue],
+            data: SecretData?,
+            searchTags: [String] = []
+        ) {
             self.itemClass = itemClass
             self.attributes = attributes
             self.data = data
+            self.searchTags = searchTags
         }
 
-        /// An archived copy of a found item (its persistent reference is not kept).
+        /// An archived copy of a found item (its persistent reference is not kept); its search tags are kept
+        /// when the search returned them (`FindRequest.withSearchTags`).
         public init(_ item: FoundItem) {
-            self.init(itemClass: item.itemClass, attributes: item.attributes, data: item.data)
+            self.init(
+                itemClass: item.itemClass,
+                attributes: item.attributes,
+                data: item.data,
+                searchTags: item.searchTags ?? []
+            )
         }
     }
 
@@ -65,6 +88,8 @@ public struct KeychainArchive: Sendable, Hashable {
 
     static let magic = Data("LKARCHV1".utf8)
     static let formatVersion: UInt8 = 1
+    /// The version of the JSON document inside: 2 carries search tags, 1 (still read) does not.
+    static let payloadVersion = 2
     static let scryptIdentifier: UInt8 = 1
 
     /// Encrypts the archive under `passphrase`.
@@ -75,6 +100,14 @@ public struct KeychainArchive: Sendable, Hashable {
     /// - Returns: The archive file's bytes.
     /// - Throws: `KeychainError.Code.param` for an empty passphrase; `.internal` if the crypto backend fails.
     public func sealed(passphrase: SecretData, cost: KDFCost = .standard) throws(KeychainError) -> Data {
+        var plaintext = try encodedPayload()
+        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
+        return try Self.sealed(payload: plaintext, passphrase: passphrase, cost: cost)
+    }
+
+    /// Encrypts an encoded payload (the JSON document) into an archive file: `sealed(passphrase:cost:)`'s
+    /// container, for any payload (tests write version 1 documents with it).
+    static func sealed(payload plaintext: Data, passphrase: SecretData, cost: KDFCost) throws(KeychainError) -> Data {
         guard !passphrase.isEmpty else { throw KeychainError(.param, "The archive passphrase must not be empty.") }
         let parameters = cost.parameters()
         let encodedParameters = parameters.encoded
@@ -84,8 +117,6 @@ public struct KeychainArchive: Sendable, Hashable {
         header.append(UInt8(encodedParameters.count >> 8))
         header.append(UInt8(encodedParameters.count & 0xFF))
         header.append(encodedParameters)
-        var plaintext = try encodedPayload()
-        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
         let sealed = try mappingErrors {
             let key = try parameters.deriveKey(from: passphrase)
             return try AEAD.seal(plaintext, key: key, context: header)
@@ -141,6 +172,8 @@ public struct KeychainArchive: Sendable, Hashable {
         var `class`: String
         var attributes: [String: PayloadValue]
         var data: String?
+        /// The item's search tags (version 2; absent when it has none).
+        var tags: [String]?
     }
 
     private struct PayloadValue: Codable {
@@ -173,7 +206,7 @@ public struct KeychainArchive: Sendable, Hashable {
     private func encodedPayload() throws(KeychainError) -> Data {
         let payload = Payload(
             format: "latchkey-archive",
-            version: 1,
+            version: Self.payloadVersion,
             created: created.timeIntervalSince1970,
             items: items.map { item in
                 PayloadItem(
@@ -181,7 +214,8 @@ public struct KeychainArchive: Sendable, Hashable {
                     attributes: Dictionary(
                         uniqueKeysWithValues: item.attributes.map { ($0.key.rawValue, PayloadValue($0.value)) }
                     ),
-                    data: item.data?.data.base64EncodedString()
+                    data: item.data?.data.base64EncodedString(),
+                    tags: item.searchTags.isEmpty ? nil : item.searchTags
                 )
             }
         )
@@ -201,7 +235,7 @@ public struct KeychainArchive: Sendable, Hashable {
         } catch {
             throw KeychainError(.decode, "The archive's contents are malformed.")
         }
-        guard payload.format == "latchkey-archive", payload.version == 1 else {
+        guard payload.format == "latchkey-archive", (1...payloadVersion).contains(payload.version) else {
             throw KeychainError(.decode, "The archive's contents use a version this build does not read.")
         }
         var items: [Item] = []
@@ -224,7 +258,7 @@ public struct KeychainArchive: Sendable, Hashable {
                 data = SecretData(bytes)
                 bytes.resetBytes(in: 0..<bytes.count)
             }
-            items.append(Item(itemClass: itemClass, attributes: attributes, data: data))
+            items.append(Item(itemClass: itemClass, attributes: attributes, data: data, searchTags: entry.tags ?? []))
         }
         return KeychainArchive(items: items, created: Date(timeIntervalSince1970: payload.created))
     }

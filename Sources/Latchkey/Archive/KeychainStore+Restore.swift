@@ -14,7 +14,8 @@ extension KeychainStore {
     /// Adds an archived item, keeping its creation and modification dates.
     ///
     /// Unlike `add`, the item's `cdat` and `mdat` are kept when present, so a backup round trip loses
-    /// nothing. Defaults, coercion, access-group checks and uniqueness are those of `add`.
+    /// nothing; its search tags are given back to it. Defaults, coercion, access-group checks and
+    /// uniqueness are those of `add`.
     ///
     /// - Parameters:
     ///   - item: An item from a `KeychainArchive`.
@@ -31,7 +32,7 @@ extension KeychainStore {
         -> RestoreOutcome
     {
         let operation = KeychainOperation.restore(
-            NewItem(item.itemClass, attributes: item.attributes, data: item.data),
+            NewItem(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags),
             replacingExisting: replacingExisting
         )
         guard case .restored(let outcome) = try perform(operation) else {

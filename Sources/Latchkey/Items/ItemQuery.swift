@@ -36,7 +36,7 @@ public struct ItemQuery: Sendable, Hashable, Codable {
     ///
     /// Generic passwords only (other classes fail with `param`, -50). The search is driven by the
     /// keychain's tag index (keyed tokens, never the tags' text), so it decrypts only the items carrying
-    /// every tag. Tags are never returned, and a tag index row an attacker adds to the file cannot make a
+    /// every tag. Tags are returned only when a find asks (`FindRequest.withSearchTags`), and a tag index row an attacker adds to the file cannot make a
     /// search return an item that was not given the tag (each item's tag tokens are also sealed inside its
     /// encrypted record and checked); removing rows can only hide items from a tag search. For the same
     /// reason `exists` with tags opens the matching items (it needs their class keys).
@@ -138,18 +138,31 @@ public struct FoundItem: Sendable, Hashable {
     public var data: SecretData?
     /// The 20-byte persistent reference: class code + the item's 16-byte persistent id.
     public var persistentReference: Data
+    /// The item's search tags, only when the search asked for them (`FindRequest.withSearchTags`): `[]` for
+    /// an item without tags, `nil` when not asked, and `nil` for an item whose tags were written before their
+    /// text was kept in its record (it has keyed tokens only, which cannot be turned back into tags).
+    public var searchTags: [String]?
 
     /// Makes a result value.
+    ///
+    /// - Parameters:
+    ///   - itemClass: The item's class.
+    ///   - attributes: Every stored attribute.
+    ///   - data: The secret, when requested and present.
+    ///   - persistentReference: The 20-byte persistent reference.
+    ///   - searchTags: The item's search tags, when asked for (see `searchTags`).
     public init(
         itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
         data: SecretData?,
-        persistentReference: Data
+        persistentReference: Data,
+        searchTags: [String]? = nil
     ) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.data = data
         self.persistentReference = persistentReference
+        self.searchTags = searchTags
     }
 }
 

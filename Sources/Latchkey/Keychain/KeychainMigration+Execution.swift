@@ -117,7 +117,13 @@ extension KeychainMigration {
                 }
             }
             if mode == .move { try transaction.delete(item, plan: plan) }
-            _ = try transaction.add(.genericPassword, attributes: placement.added, data: proposed.value)
+            // The source item's search tags go with it (its sealed tokens are valid in this file).
+            _ = try transaction.add(
+                .genericPassword,
+                attributes: placement.added,
+                data: proposed.value,
+                carrying: item.sealedTags
+            )
             entries.append(entry)
         }
         return entries

@@ -31,7 +31,7 @@ extension KeychainMigration {
     /// the batch, not inside its transaction: a write by another process between the two that adds an item
     /// where the plan adds one makes the batch fail with `duplicateItem` and change nothing.
     func execute(through service: any KeychainService, dryRun: Bool) throws -> MigrationReport {
-        let items = try service.findAll(source.query(forKey: nil), withData: true)
+        let items = try Self.sourceItems(source.query(forKey: nil), through: service)
         let schema = ItemSchema.of(.genericPassword)
         let sourceReferences = Set(items.map(\.persistentReference))
         var processed: Set<Data> = []
@@ -98,7 +98,11 @@ extension KeychainMigration {
                 operations.append(.delete(DeleteRequest(byReference(item.persistentReference))))
                 slots[Slot(item.attributes)] = .empty
             }
-            operations.append(.add(NewItem(.genericPassword, attributes: placement.added, data: proposed.value)))
+            // Tags written before their text was kept (`searchTags == nil`) cannot be carried through an agent.
+            let tags = item.searchTags ?? []
+            operations.append(
+                .add(NewItem(.genericPassword, attributes: placement.added, data: proposed.value, searchTags: tags))
+            )
             slots[targetSlot] = .occupied(nil)
             entries.append(entry)
         }
@@ -114,5 +118,20 @@ extension KeychainMigration {
         }
         if !dryRun, !operations.isEmpty { _ = try service.batch(operations) }
         return report
+    }
+
+    /// Every source item with its secret and its search tags (read back so that copies keep them); empty
+    /// when none.
+    private static func sourceItems(
+        _ query: ItemQuery,
+        through service: any KeychainService
+    ) throws(KeychainError) -> [FoundItem] {
+        let request = FindRequest(query, limit: .all, withData: true, withSearchTags: true)
+        do {
+            return try service.perform(.find(request)).items()
+        } catch {
+            guard error.code == .itemNotFound else { throw error }
+            return []
+        }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-// The agent protocol's binary form (version 3) of the item model: classes, queries, limits, changes and
+// The agent protocol's binary form (version 4) of the item model: classes, queries, limits, changes and
 // found items. An optional field is a presence byte (0 or 1) and, when 1, the value. Version 3 added the
-// search tags (a count, then each tag as a string) to queries, changes and new items.
+// search tags (a count, then each tag as a string) to queries, changes and new items; version 4 to found
+// items (read back when a find asks, for backups and migrations).
 //
 //   item class  = tag: 1 genp | 2 inet | 3 cert | 4 keys | 5 idnt
 //   query       = optional class; attributes; synchronizable (1 no | 2 yes | 3 any);
@@ -12,7 +13,8 @@ import Foundation
 //   search tags = count (varint), then each tag (string)
 //   match limit = tag: 1 one | 2 all | 3 count, then the count (zigzag varint)
 //   changes     = attributes; optional secret (bytes); optional search tags
-//   found item  = class; attributes; optional secret (bytes); persistent reference (bytes)
+//   found item  = class; attributes; optional secret (bytes); persistent reference (bytes);
+//                 optional search tags
 
 extension ItemClass {
     var wireTag: UInt8 {
@@ -166,8 +168,9 @@ extension ItemChanges {
 }
 
 extension FoundItem {
-    /// The fewest bytes a found item takes: class, attribute count, secret presence, reference length.
-    static let minimumWireSize = 4
+    /// The fewest bytes a found item takes: class, attribute count, secret presence, reference length,
+    /// search-tag presence.
+    static let minimumWireSize = 5
 
     func encodeWire(to writer: inout WireWriter) {
         writer.byte(itemClass.wireTag)
@@ -175,6 +178,8 @@ extension FoundItem {
         writer.bool(data != nil)
         if let data { writer.secret(data) }
         writer.bytes(persistentReference)
+        writer.bool(searchTags != nil)
+        if let searchTags { encodeSearchTags(searchTags, to: &writer) }
     }
 
     static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> FoundItem {
@@ -183,11 +188,16 @@ extension FoundItem {
         let data = try reader.optional("a found item's secret") { (reader) throws(KeychainError) in
             try reader.secret("a found item's secret")
         }
+        let persistentReference = try reader.bytes("a persistent reference")
+        let tags = try reader.optional("a found item's search tags") { (reader) throws(KeychainError) in
+            try decodeSearchTags(from: &reader, "a found item's search tags")
+        }
         return FoundItem(
             itemClass: itemClass,
             attributes: attributes,
             data: data,
-            persistentReference: try reader.bytes("a persistent reference")
+            persistentReference: persistentReference,
+            searchTags: tags
         )
     }
 }

@@ -50,26 +50,60 @@ extension ItemChanges: Codable {
 }
 
 extension FoundItem: Codable {
-    private enum CodingKeys: String, CodingKey { case itemClass, attributes, data, persistentReference }
+    private enum CodingKeys: String, CodingKey { case itemClass, attributes, data, persistentReference, searchTags }
 
-    /// Decodes a found item.
+    /// Decodes a found item (`searchTags` may be absent: not asked for).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             itemClass: try container.decode(ItemClass.self, forKey: .itemClass),
             attributes: try container.decode([AttributeName: AttributeValue].self, forKey: .attributes),
             data: try container.decodeIfPresent(Data.self, forKey: .data).map { SecretData($0) },
-            persistentReference: try container.decode(Data.self, forKey: .persistentReference)
+            persistentReference: try container.decode(Data.self, forKey: .persistentReference),
+            searchTags: try container.decodeIfPresent([String].self, forKey: .searchTags)
         )
     }
 
-    /// Encodes a found item.
+    /// Encodes a found item (`searchTags` only when present).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(itemClass, forKey: .itemClass)
         try container.encode(attributes, forKey: .attributes)
         try container.encodeIfPresent(data?.data, forKey: .data)
         try container.encode(persistentReference, forKey: .persistentReference)
+        try container.encodeIfPresent(searchTags, forKey: .searchTags)
+    }
+}
+
+extension FindRequest {
+    private enum CodingKeys: String, CodingKey {
+        case query, limit, withData, authentication, corruptRows, authenticationReuse, withSearchTags
+    }
+
+    /// Decodes a search (`withSearchTags` may be absent: off, as in searches encoded before it).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try container.decode(ItemQuery.self, forKey: .query),
+            limit: try container.decode(MatchLimit.self, forKey: .limit),
+            withData: try container.decode(Bool.self, forKey: .withData),
+            authentication: try container.decode(AuthenticationPolicy.self, forKey: .authentication),
+            corruptRows: try container.decode(CorruptRowPolicy.self, forKey: .corruptRows),
+            authenticationReuse: try container.decodeIfPresent(TimeInterval.self, forKey: .authenticationReuse),
+            withSearchTags: try container.decodeIfPresent(Bool.self, forKey: .withSearchTags) ?? false
+        )
+    }
+
+    /// Encodes a search (`withSearchTags` only when on).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(query, forKey: .query)
+        try container.encode(limit, forKey: .limit)
+        try container.encode(withData, forKey: .withData)
+        try container.encode(authentication, forKey: .authentication)
+        try container.encode(corruptRows, forKey: .corruptRows)
+        try container.encodeIfPresent(authenticationReuse, forKey: .authenticationReuse)
+        if withSearchTags { try container.encode(withSearchTags, forKey: .withSearchTags) }
     }
 }
 

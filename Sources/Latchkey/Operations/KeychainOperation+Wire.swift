@@ -1,6 +1,6 @@
 import Foundation
 
-// The agent protocol's binary form (version 3) of an operation: a tag byte, then the case's values in
+// The agent protocol's binary form (version 4) of an operation: a tag byte, then the case's values in
 // declaration order.
 //
 //   1 add (new item)                          9 delete (delete request)

@@ -66,8 +66,9 @@ public struct NewItem: Sendable, Hashable {
     public var attributes: [AttributeName: AttributeValue]
     /// The secret, or `nil` for an item without data.
     public var data: SecretData?
-    /// Search tags to find the item by (`ItemQuery.searchTags`): opaque strings, stored only as keyed
-    /// tokens and never returned. Generic passwords only; duplicates count once.
+    /// Search tags to find the item by (`ItemQuery.searchTags`): opaque strings, indexed only as keyed
+    /// tokens; their text is sealed in the item's encrypted record and returned only when a find asks
+    /// (`FindRequest.withSearchTags`, for backups and migrations). Duplicates (same UTF-8 bytes) count once.
     public var searchTags: [String]
 
     /// Makes an item to add.
@@ -144,15 +145,29 @@ public struct FindRequest: Sendable, Hashable, Codable {
     /// (`LAContext.touchIDAuthenticationAllowableReuseDuration`, at most 300), or `nil` for none. Only the
     /// agent, which confirms presence itself, reads it; it defaults to `AuthenticationReuse.duration`.
     public var authenticationReuse: TimeInterval?
+    /// Whether to read each match's search tags back from its encrypted record (`FoundItem.searchTags`):
+    /// what a backup or a migration asks, so that copies keep their tags. Off by default; a search without it
+    /// never decodes the tags' text.
+    public var withSearchTags: Bool
 
     /// Makes a search.
+    ///
+    /// - Parameters:
+    ///   - query: Which items.
+    ///   - limit: How many (default one).
+    ///   - withData: Whether to decrypt and return secrets.
+    ///   - authentication: What to do with items whose secret needs user authentication.
+    ///   - corruptRows: What to do with corrupt rows.
+    ///   - authenticationReuse: How long an earlier presence confirmation may be reused.
+    ///   - withSearchTags: Whether to return each match's search tags (`FoundItem.searchTags`).
     public init(
         _ query: ItemQuery,
         limit: MatchLimit = .one,
         withData: Bool = false,
         authentication: AuthenticationPolicy = .fail,
         corruptRows: CorruptRowPolicy = .report,
-        authenticationReuse: TimeInterval? = AuthenticationReuse.duration
+        authenticationReuse: TimeInterval? = AuthenticationReuse.duration,
+        withSearchTags: Bool = false
     ) {
         self.query = query
         self.limit = limit
@@ -160,6 +175,7 @@ public struct FindRequest: Sendable, Hashable, Codable {
         self.authentication = authentication
         self.corruptRows = corruptRows
         self.authenticationReuse = authenticationReuse
+        self.withSearchTags = withSearchTags
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-// The agent protocol's binary form (version 3) of an outcome: a tag byte, then the case's values.
+// The agent protocol's binary form (version 4) of an outcome: a tag byte, then the case's values.
 //
 //   1 items (count, found items)        5 accessGroups (count, strings)
 //   2 count (zigzag varint)             6 changeCounter (zigzag varint)

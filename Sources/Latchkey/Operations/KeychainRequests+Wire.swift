@@ -1,11 +1,12 @@
 import Foundation
 
-// The agent protocol's binary form (version 3) of what operations carry besides queries: new items,
+// The agent protocol's binary form (version 4) of what operations carry besides queries: new items,
 // find, update and delete requests, and the authentication and corrupt-row policies.
 //
 //   new item       = class; attributes; optional secret (bytes); search tags (ItemQuery+Wire.swift)
 //   find           = query; match limit; withData (bool); authentication; corrupt rows;
-//                    optional authenticationReuse (double, seconds; NaN refused)
+//                    optional authenticationReuse (double, seconds; NaN refused); withSearchTags (bool,
+//                    version 4)
 //   update         = query; changes; authentication; optional authenticationReuse
 //   delete         = query; match limit
 //   authentication = tag: 1 ask | 2 skip | 3 fail | 4 confirmed
@@ -80,6 +81,7 @@ extension FindRequest {
         writer.byte(authentication.wireTag)
         writer.byte(corruptRows.wireTag)
         writeReuse(authenticationReuse, to: &writer)
+        writer.bool(withSearchTags)
     }
 
     static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> FindRequest {
@@ -89,7 +91,8 @@ extension FindRequest {
             withData: try reader.bool("withData"),
             authentication: try AuthenticationPolicy.decodeWire(from: &reader),
             corruptRows: try CorruptRowPolicy.decodeWire(from: &reader),
-            authenticationReuse: try readReuse(from: &reader)
+            authenticationReuse: try readReuse(from: &reader),
+            withSearchTags: try reader.bool("withSearchTags")
         )
     }
 }

@@ -6,7 +6,7 @@ extension KeychainService {
     /// Adds an item, applying Apple's defaults (access group, accessibility, dates, empty primary-key
     /// values) and uniqueness rules.
     ///
-    /// - Parameter searchTags: Tags to find the item by (`NewItem.searchTags`; never returned).
+    /// - Parameter searchTags: Tags to find the item by (`NewItem.searchTags`; returned only when a find asks).
     /// - Returns: The stored item (all attributes, the secret, the persistent reference).
     /// - Throws: `duplicateItem` (-25299) when the primary key exists; `interactionNotAllowed` (-25308) when
     ///   the item's class key is locked; `noSuchAttribute`, `param`, `missingEntitlement` for bad input.

@@ -1,7 +1,7 @@
 import Foundation
 import LatchkeyCrypto
 
-/// A bounds-checked cursor over one binary frame of the agent protocol (version 3): the reading side of
+/// A bounds-checked cursor over one binary frame of the agent protocol (version 4): the reading side of
 /// `WireWriter`.
 ///
 /// Every read checks the bytes that remain first and throws `KeychainError.Code.decode` (-26275) instead

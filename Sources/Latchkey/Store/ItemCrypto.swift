@@ -130,9 +130,10 @@ enum ItemCrypto {
         }
     }
 
-    /// Builds the encrypted row for a complete attribute set; `tags` (the item's search-tag tokens) are
-    /// sealed into the attribute record, so that a tag index row added to the file cannot give the item a
-    /// tag (`KeychainStore.openRows` checks them).
+    /// Builds the encrypted row for a complete attribute set; `tags` (the item's search-tag tokens, and their
+    /// text when known) are sealed into the attribute record, so that a tag index row added to the file
+    /// cannot give the item a tag (`KeychainStore.openRows` checks them) and a backup or migration can read
+    /// the tags back.
     static func seal(
         table: ItemTable,
         persistref: Data,
@@ -141,7 +142,7 @@ enum ItemCrypto {
         classKey: SymmetricKey,
         tokens: TokenCache,
         schema: ItemSchema,
-        tags: [Data] = []
+        tags: SealedTags = SealedTags()
     ) throws(KeychainError) -> ItemRow {
         try mappingErrors {
             let itemKey = KeyWrap.randomKey()
@@ -157,7 +158,7 @@ enum ItemCrypto {
                 attributes: Data(),
                 secret: nil
             )
-            var record = RecordCodec.encode(attributes, tags: tags)
+            var record = RecordCodec.encode(attributes, tags: tags.tokens, tagText: tags.text)
             defer { record.resetBytes(in: 0..<record.count) }
             row.attributes = try record.withUnsafeBytes { plaintext in
                 try seal(plaintext, key: itemKey, context: attributesParts(table, row))
@@ -172,16 +173,19 @@ enum ItemCrypto {
         }
     }
 
-    /// Decrypts a row's attributes (with its search-tag tokens) and, when asked, its secret.
+    /// Decrypts a row's attributes (with its search-tag tokens) and, when asked, its secret and its tags' text.
+    ///
+    /// `tagText` is `nil` unless `withTagText` (see `RecordCodec.DecodedRecord.tagText`).
     ///
     /// - Throws: `decode` when any part fails authentication.
     static func open(
         table: ItemTable,
         row: ItemRow,
         classKey: SymmetricKey,
-        withSecret: Bool
+        withSecret: Bool,
+        withTagText: Bool = false
     ) throws(KeychainError) -> (
-        attributes: [AttributeName: AttributeValue], secret: SecretData?, tags: [Data]
+        attributes: [AttributeName: AttributeValue], secret: SecretData?, tags: [Data], tagText: [String]?
     ) {
         let itemKey: SymmetricKey
         let record: Data
@@ -195,8 +199,9 @@ enum ItemCrypto {
                 underlying: error.description
             )
         }
-        let (attributes, tags) = try RecordCodec.decodeRecord(record)
-        guard withSecret, let sealedSecret = row.secret else { return (attributes, nil, tags) }
+        let decoded = try RecordCodec.decodeRecord(record, withTagText: withTagText)
+        let (attributes, tags, tagText) = (decoded.attributes, decoded.tags, decoded.tagText)
+        guard withSecret, let sealedSecret = row.secret else { return (attributes, nil, tags, tagText) }
         var plaintext: Data
         do {
             plaintext = try open(sealedSecret, key: itemKey, context: secretParts(table, row.persistref))
@@ -204,7 +209,7 @@ enum ItemCrypto {
             throw KeychainError(.decode, "An item's secret failed authentication (corrupt or tampered).")
         }
         defer { plaintext.resetBytes(in: 0..<plaintext.count) }
-        return (attributes, try RecordCodec.decodeSecret(plaintext), tags)
+        return (attributes, try RecordCodec.decodeSecret(plaintext), tags, tagText)
     }
 
     /// `KeyWrap.unwrap` for the read path: the same checks, with concrete types (no generic dispatch).

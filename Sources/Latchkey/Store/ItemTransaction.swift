@@ -90,17 +90,22 @@ final class ItemTransaction {
     /// uniqueness, replacing a tombstone or corrupt row under the same primary key.
     ///
     /// - Throws: `duplicateItem` when a live item has the same primary key.
+    ///
+    /// - Parameter carried: Search tags already sealed in an item of this file (a migration's source item),
+    ///   used instead of `searchTags`: its tokens are valid here, and so is an item written before tag text
+    ///   was kept, whose tags are carried as tokens alone.
     @discardableResult
     func add(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
         data: SecretData?,
-        searchTags: [String] = []
+        searchTags: [String] = [],
+        carrying carried: SealedTags? = nil
     ) throws
         -> FoundItem
     {
-        let new = try sealNew(itemClass, attributes: attributes, data: data, searchTags: searchTags)
-        try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags) }
+        let new = try sealNew(itemClass, attributes: attributes, data: data, searchTags: searchTags, carrying: carried)
+        try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags.tokens) }
         changed = true
         return new.item
     }
@@ -125,7 +130,9 @@ final class ItemTransaction {
     {
         let new = try sealNew(itemClass, attributes: attributes, data: data, searchTags: searchTags)
         do {
-            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags) }
+            try writeReplacing(new.row, in: new.table) {
+                try insertRow(new.row, into: new.table, tags: new.tags.tokens)
+            }
             changed = true
             return new.item
         } catch {
@@ -183,7 +190,9 @@ final class ItemTransaction {
             restoring: true
         )
         do {
-            try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags) }
+            try writeReplacing(new.row, in: new.table) {
+                try insertRow(new.row, into: new.table, tags: new.tags.tokens)
+            }
             changed = true
             return .added
         } catch {
@@ -192,23 +201,25 @@ final class ItemTransaction {
         guard replacingExisting else { return .duplicate }
         let existing = try selectChecked(new.table, RowFilter(primaryKey: new.row.primaryKey))
         if let oldID = existing.first?.id { try deleteRow(id: oldID, from: new.table) }
-        try insertRow(new.row, into: new.table, tags: new.tags)
+        try insertRow(new.row, into: new.table, tags: new.tags.tokens)
         changed = true
         return .replaced
     }
 
-    /// A new item's complete values, sealed row and search-tag tokens: defaults, dates, digest, class key.
-    /// When `restoring`, the given creation and modification dates are kept and a tombstone flag is dropped.
+    /// A new item's complete values, sealed row and search tags (tokens and text): defaults, dates, digest,
+    /// class key. When `restoring`, the given creation and modification dates are kept and a tombstone flag
+    /// is dropped; `carried` tags (sealed in this file) replace `searchTags`.
     private func sealNew(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
         data: SecretData?,
         searchTags: [String],
+        carrying carried: SealedTags? = nil,
         restoring: Bool = false
-    ) throws -> (row: ItemRow, table: ItemTable, item: FoundItem, tags: [Data]) {
+    ) throws -> (row: ItemRow, table: ItemTable, item: FoundItem, tags: SealedTags) {
         let (table, schema) = try store.tableAndSchema(itemClass)
         try KeychainStore.checkSearchTags(searchTags)
-        let tags = tokens.tagTokens(table, searchTags)
+        let tags = carried ?? tokens.sealedTags(table, searchTags)
         var values = try schema.coerce(attributes)
         values[.sha1] = nil
         values["UUID"] = nil
@@ -296,7 +307,7 @@ final class ItemTransaction {
         values[.sha1] = .data(ItemCrypto.digest(values, secret: secret))
         let keyClass = try checkedClass(of: values)
         if let searchTags = changes.searchTags { try KeychainStore.checkSearchTags(searchTags) }
-        let newTags = changes.searchTags.map { tokens.tagTokens(plan.table, $0) }
+        let newTags = changes.searchTags.map { tokens.sealedTags(plan.table, $0) }
         var row = try ItemCrypto.seal(
             table: plan.table,
             persistref: item.row.persistref,
@@ -305,12 +316,12 @@ final class ItemTransaction {
             classKey: try store.classKey(keyClass, snapshot),
             tokens: tokens,
             schema: plan.schema,
-            tags: newTags ?? item.tags
+            tags: newTags ?? item.sealedTags
         )
         row.id = item.row.id
         let batchIDs = Set(batch.compactMap(\.row.id))
         try writeReplacing(row, in: plan.table, sparing: batchIDs) {
-            try updateRow(row, in: plan.table, tags: newTags)
+            try updateRow(row, in: plan.table, tags: newTags?.tokens)
         }
         if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
             try insertRow(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)

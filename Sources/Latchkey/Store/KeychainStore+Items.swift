@@ -12,6 +12,11 @@ extension KeychainStore {
         var secret: SecretData?
         /// The search-tag tokens sealed in the item's record.
         var tags: [Data] = []
+        /// The tags' text in the order of `tags` (`nil` when not decoded, or written before tag text was kept).
+        var tagText: [String]? = []
+
+        /// The tags as they are sealed again when the item is rewritten with its tags kept.
+        var sealedTags: SealedTags { SealedTags(tokens: tags, text: tagText) }
     }
 
     /// Executes a search: the class's rows or the identity join, then host matching, the access-control
@@ -50,6 +55,7 @@ extension KeychainStore {
                             plan: plan,
                             filter: filter,
                             withSecret: request.withData,
+                            withTagText: request.withSearchTags,
                             snapshot
                         )
                     }
@@ -63,7 +69,7 @@ extension KeychainStore {
                 (opened, skipped) = try read(unlimited)
             }
             corrupt = skipped
-            items = opened.map { $0.found(plan.itemClass) }
+            items = opened.map { $0.found(plan.itemClass, withSearchTags: request.withSearchTags) }
         }
         if let host = query.hostOrSubdomain { items = items.filter { Self.serverMatches($0.attributes, host) } }
         if request.withData { items = try Self.applying(request.authentication, to: items) }
@@ -159,13 +165,14 @@ extension KeychainStore {
 }
 
 extension KeychainStore.OpenedRow {
-    /// The row as a search result of `itemClass`.
-    func found(_ itemClass: ItemClass) -> FoundItem {
+    /// The row as a search result of `itemClass`, with its search tags when asked (and decoded).
+    func found(_ itemClass: ItemClass, withSearchTags: Bool = false) -> FoundItem {
         FoundItem(
             itemClass: itemClass,
             attributes: attributes,
             data: secret,
-            persistentReference: KeychainStore.persistentReference(itemClass, row.persistref)
+            persistentReference: KeychainStore.persistentReference(itemClass, row.persistref),
+            searchTags: withSearchTags ? tagText : nil
         )
     }
 }

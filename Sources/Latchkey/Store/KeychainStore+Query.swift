@@ -60,12 +60,19 @@ extension KeychainStore {
         )
     }
 
-    /// Refuses more search tags than an item may have (`RecordCodec.maximumTags`).
+    /// Refuses more search tags than an item may have (`RecordCodec.maximumTags`), and a tag longer than its
+    /// record can hold (`RecordCodec.maximumTagLength` bytes of UTF-8).
     static func checkSearchTags(_ tags: [String]) throws(KeychainError) {
         guard tags.count <= RecordCodec.maximumTags else {
             throw KeychainError(
                 .param,
                 "\(tags.count) search tags were given; an item or query may have at most \(RecordCodec.maximumTags)."
+            )
+        }
+        guard tags.allSatisfy({ $0.utf8.count <= RecordCodec.maximumTagLength }) else {
+            throw KeychainError(
+                .param,
+                "A search tag is longer than \(RecordCodec.maximumTagLength) bytes of UTF-8."
             )
         }
     }
@@ -113,6 +120,9 @@ extension KeychainStore {
     /// Selects and decrypts the rows of a plan; verifies every filter on the decrypted values, and every
     /// search tag on the tag tokens sealed in the record.
     ///
+    /// `withTagText` decodes the tags' text too (`OpenedRow.tagText`): on by default, because a row that is
+    /// rewritten keeping its tags must seal their text again; the find path asks only when its request does.
+    ///
     /// - Returns: The matching rows and how many corrupt rows were skipped.
     /// - Throws: `interactionNotAllowed` when any selected row's class key is unavailable.
     func openRows(
@@ -120,6 +130,7 @@ extension KeychainStore {
         plan: QueryPlan,
         filter: RowFilter,
         withSecret: Bool,
+        withTagText: Bool = true,
         _ snapshot: KeyRing.Snapshot,
         ledger write: LedgerWrite? = nil,
         checkingLedger: Bool = true
@@ -138,9 +149,18 @@ extension KeychainStore {
                 continue
             }
             let key = try classKey(keyClass, snapshot)
-            let opened: (attributes: [AttributeName: AttributeValue], secret: SecretData?, tags: [Data])
+            let opened:
+                (
+                    attributes: [AttributeName: AttributeValue], secret: SecretData?, tags: [Data], tagText: [String]?
+                )
             do {
-                opened = try ItemCrypto.open(table: plan.table, row: row, classKey: key, withSecret: withSecret)
+                opened = try ItemCrypto.open(
+                    table: plan.table,
+                    row: row,
+                    classKey: key,
+                    withSecret: withSecret,
+                    withTagText: withTagText
+                )
             } catch {
                 corrupt += 1
                 options.logger.warning(
@@ -156,7 +176,8 @@ extension KeychainStore {
                     keyClass: keyClass,
                     attributes: opened.attributes,
                     secret: opened.secret,
-                    tags: opened.tags
+                    tags: opened.tags,
+                    tagText: opened.tagText
                 )
             )
         }

@@ -5,8 +5,10 @@ import LatchkeyCrypto
 ///
 /// Attribute record: `0x01 ‖ count(u16) ‖ { nameLength(u8) ‖ name ‖ tag(u8) ‖ length(u32) ‖ payload }*`,
 /// then, for an item with search tags, `0x54 ‖ tagCount(u16) ‖ { token(16) }*` (its tags' keyed tokens,
-/// sorted), then zero padding to a multiple of 32 bytes so ciphertext lengths reveal little. Readers
-/// before search tags stop after the attributes, so the tag trailer is invisible to them.
+/// sorted), then `0x58 ‖ tagCount(u16) ‖ { length(u16) ‖ utf8 }*` (the tags' text, in the tokens' order),
+/// then zero padding to a multiple of 32 bytes so ciphertext lengths reveal little. Readers before search
+/// tags stop after the attributes, and readers before tag text after the tokens, so each trailer is
+/// invisible to the readers before it. Records written before tag text have the tokens only.
 /// Secret: `0x01 ‖ length(u32) ‖ bytes`, padded the same way.
 enum RecordCodec {
     static let version: UInt8 = 1
@@ -19,13 +21,30 @@ enum RecordCodec {
     /// The byte that opens the search-tag trailer (never a padding byte, which is zero).
     static let tagMarker: UInt8 = 0x54
 
+    /// The byte that opens the tag-text trailer, right after the token trailer.
+    static let tagTextMarker: UInt8 = 0x58
+
     /// The most search tags one item may have (the trailer's count is 16 bits).
     static let maximumTags = 256
 
-    static func encode(_ attributes: [AttributeName: AttributeValue], tags: [Data] = []) -> Data {
+    /// The longest search tag in bytes of UTF-8 (the text trailer's lengths are 16 bits).
+    static let maximumTagLength = Int(UInt16.max)
+
+    /// Encodes an attribute record.
+    ///
+    /// - Parameters:
+    ///   - attributes: The item's attributes.
+    ///   - tags: The item's search-tag tokens, sorted.
+    ///   - tagText: The tags' text in the order of `tags`, or `nil` to seal the tokens only (an item whose
+    ///     text is not known: written before tag text was kept). Ignored unless it has one tag per token.
+    static func encode(
+        _ attributes: [AttributeName: AttributeValue],
+        tags: [Data] = [],
+        tagText: [String]? = nil
+    ) -> Data {
         // Built in an array (appending to `Data` costs far more per call) and copied once.
         var out: [UInt8] = []
-        out.reserveCapacity(64 + attributes.count * 32 + tags.count * IndexTokenizer.tokenLength)
+        out.reserveCapacity(64 + attributes.count * 32 + tags.count * (IndexTokenizer.tokenLength + 16))
         out.append(version)
         append(UInt16(attributes.count), to: &out)
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
@@ -49,26 +68,63 @@ enum RecordCodec {
             out.append(tagMarker)
             append(UInt16(clamping: tags.count), to: &out)
             for token in tags.prefix(Int(UInt16.max)) { out.append(contentsOf: token) }
+            if let tagText, tagText.count == tags.count,
+                tagText.allSatisfy({ $0.utf8.count <= maximumTagLength })
+            {
+                out.append(tagTextMarker)
+                append(UInt16(clamping: tagText.count), to: &out)
+                for text in tagText.prefix(Int(UInt16.max)) {
+                    append(UInt16(text.utf8.count), to: &out)
+                    out.append(contentsOf: text.utf8)
+                }
+            }
         }
         pad(&out)
         return Data(out)
     }
 
-    /// Decodes a record's attributes and its search-tag tokens (empty when it has no trailer).
-    static func decodeRecord(
-        _ record: Data
-    ) throws(KeychainError) -> (attributes: [AttributeName: AttributeValue], tags: [Data]) {
-        let decoded: Result<([AttributeName: AttributeValue], [Data]), KeychainError> = record.withUnsafeBytes {
-            buffer in
+    /// A decoded attribute record.
+    struct DecodedRecord {
+        /// The item's attributes.
+        var attributes: [AttributeName: AttributeValue]
+        /// The search-tag tokens sealed in the record (empty when it has none).
+        var tags: [Data]
+        /// The tags' text in the order of `tags`: `nil` when not asked for, or when the record has tokens but
+        /// no text (written before tag text was kept); empty for an item without tags.
+        var tagText: [String]?
+    }
+
+    /// Decodes a record's attributes and its search-tag tokens (empty when it has no trailer); with
+    /// `withTagText`, also the tags' text (the hot read path leaves it undecoded).
+    static func decodeRecord(_ record: Data, withTagText: Bool = false) throws(KeychainError) -> DecodedRecord {
+        let decoded: Result<DecodedRecord, KeychainError> = record.withUnsafeBytes { buffer in
             do throws(KeychainError) {
                 var cursor = Cursor(buffer)
                 let attributes = try decode(&cursor)
-                return .success((attributes, try decodeTags(&cursor)))
+                let tags = try decodeTags(&cursor)
+                let text = withTagText ? try decodeTagText(&cursor, count: tags.count) : nil
+                return .success(DecodedRecord(attributes: attributes, tags: tags, tagText: text))
             } catch {
                 return .failure(error)
             }
         }
         return try decoded.get()
+    }
+
+    /// The tag-text trailer at `cursor` for `count` tokens: `[]` without tokens, `nil` when the record has
+    /// tokens but no text.
+    private static func decodeTagText(_ cursor: inout Cursor, count: Int) throws(KeychainError) -> [String]? {
+        guard count > 0 else { return [] }
+        guard cursor.offset < cursor.bytes.count, cursor.bytes[cursor.offset] == tagTextMarker else { return nil }
+        cursor.offset += 1
+        guard Int(try cursor.uint(2)) == count else { throw corrupt }
+        var text: [String] = []
+        text.reserveCapacity(count)
+        for _ in 0..<count {
+            let length = Int(try cursor.uint(2))
+            text.append(try Self.text(cursor.take(length)))
+        }
+        return text
     }
 
     /// The search-tag trailer at `cursor`, if there is one (else only padding follows).

@@ -17,4 +17,28 @@ extension TokenCache {
         let domain = tokenizer.domain(Self.tagDomain(table))
         return Set(tags.map { domain.token(Data($0.utf8)) }).sorted { $0.lexicographicallyPrecedes($1) }
     }
+
+    /// The keyed tokens of search tags in `table` with each token's tag text (the text first given for it),
+    /// in the order of `tagTokens(_:_:)`: what a record seals so that the tags can be read back (backups,
+    /// migrations).
+    func sealedTags(_ table: ItemTable, _ tags: [String]) -> SealedTags {
+        guard !tags.isEmpty else { return SealedTags() }
+        let domain = tokenizer.domain(Self.tagDomain(table))
+        var byToken: [Data: String] = [:]
+        for tag in tags {
+            let token = domain.token(Data(tag.utf8))
+            if byToken[token] == nil { byToken[token] = tag }
+        }
+        let tokens = byToken.keys.sorted { $0.lexicographicallyPrecedes($1) }
+        return SealedTags(tokens: tokens, text: tokens.map { byToken[$0] ?? "" })
+    }
+}
+
+/// An item's search tags as its record seals them: the keyed tokens (sorted) and, when known, the tags' text
+/// in the same order (`nil` for an item written before tag text was kept, which has tokens only).
+struct SealedTags: Equatable {
+    /// The keyed tokens, sorted.
+    var tokens: [Data] = []
+    /// The text of each token, or `nil` when it is not known.
+    var text: [String]? = []
 }

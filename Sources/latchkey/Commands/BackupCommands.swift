@@ -26,7 +26,9 @@ struct Export: ParsableCommand {
             left out and counted. Items of access groups this process does not hold are not seen. An item that \
             fails authentication (damaged or tampered) makes the export fail, naming it, and no archive is \
             written; with --skip-damaged the others are exported, each one left out is named on stderr and the \
-            exit status is 65.
+            exit status is 65. Items keep their search tags (the Secret Service finds items through them), \
+            except items whose tags were written before their text was kept in the record: those are \
+            exported without tags and counted.
             """
     )
 
@@ -48,12 +50,15 @@ struct Export: ParsableCommand {
             let damaged = try damage.damagedItems(in: service, includingSecrets: true, action: "export")
             var items: [KeychainArchive.Item] = []
             var leftOut = 0
+            var untaggable = 0
             for itemClass in ItemClass.storable {
-                for item in try service.allItems(itemClass, withData: true) {
+                for item in try service.allItems(itemClass, withData: true, withSearchTags: true) {
                     let code = item.attributes[.accessible]?.stringValue ?? ""
                     if Accessibility(rawValue: code)?.isThisDeviceOnly == true {
                         leftOut += 1
                     } else {
+                        // Tags written before their text was kept come back as nil: exported without them.
+                        if item.searchTags == nil { untaggable += 1 }
                         items.append(KeychainArchive.Item(item))
                     }
                 }
@@ -65,11 +70,18 @@ struct Export: ParsableCommand {
                     "archive": .string(output),
                     "exported": .integer(Int64(items.count)),
                     "thisDeviceOnlyLeftOut": .integer(Int64(leftOut)),
+                    "searchTagsNotCarried": .integer(Int64(untaggable)),
                     "damagedSkipped": .array(damaged.map { .string($0.description) }),
                 ]).print()
             } else {
                 print("exported \(items.count) items to \(output)")
                 if leftOut > 0 { print("left out \(leftOut) ThisDeviceOnly items (they never leave this machine)") }
+                if untaggable > 0 {
+                    print(
+                        "exported \(untaggable) items without their search tags (written before tags were kept "
+                            + "readably; store them again to carry their tags)"
+                    )
+                }
             }
             try damage.finish(skipped: damaged)
         }
@@ -84,8 +96,9 @@ struct Import: ParsableCommand {
         discussion: """
             Items are merged: an item whose primary key (service and account; server, protocol, port, path \
             and account; ...) already exists is reported as a duplicate and left alone, unless --replace is \
-            given. Creation and modification dates are kept. The items are written in one transaction: all \
-            of them, or (on any error, such as a locked class) none.
+            given. Creation and modification dates and search tags are kept. The items are written in one \
+            transaction: all of them, or (on any error, such as a locked class) none. Archives written before \
+            search tags were carried (content version 1) are still read.
             """
     )
 
@@ -104,7 +117,7 @@ struct Import: ParsableCommand {
             let service = try keychain.service()
             let restores = contents.items.map { item in
                 KeychainOperation.restore(
-                    NewItem(item.itemClass, attributes: item.attributes, data: item.data),
+                    NewItem(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags),
                     replacingExisting: replace
                 )
             }

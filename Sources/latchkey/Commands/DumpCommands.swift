@@ -4,7 +4,8 @@ import Latchkey
 
 extension KeychainService {
     /// Every item of `itemClass` visible to this process (synchronizable or not), oldest first; empty when none.
-    func allItems(_ itemClass: ItemClass, withData: Bool) throws -> [FoundItem] {
+    /// With `withSearchTags`, each item's search tags are read back too (`export`).
+    func allItems(_ itemClass: ItemClass, withData: Bool, withSearchTags: Bool = false) throws -> [FoundItem] {
         try ignoringNotFound {
             // Damaged items were named (or refused) before this listing: skip them here.
             try perform(
@@ -13,7 +14,8 @@ extension KeychainService {
                         ItemQuery(itemClass, synchronizable: .any),
                         limit: .all,
                         withData: withData,
-                        corruptRows: .skip
+                        corruptRows: .skip,
+                        withSearchTags: withSearchTags
                     )
                 )
             ).items()
