@@ -46,11 +46,13 @@ struct PortingRouteTests {
             sourceLocation: sourceLocation
         )
         let scratch = Self.root + "/.build-samples"
+        // Two root packages share the scratch path: SwiftPM's cached build description is the previous root's
+        // ("No target named 'ShimImport-…' in build description"), so it is made anew for each build.
         let build = try Self.run(
             swift,
             [
                 "build", "--package-path", Self.root + "/Samples/" + package, "--scratch-path", scratch, "--product",
-                product,
+                product, "--disable-build-manifest-caching",
             ]
         )
         try #require(build.status == 0, "swift build of Samples/\(package) failed:\n\(build.output)")
