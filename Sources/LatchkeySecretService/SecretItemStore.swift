@@ -45,8 +45,11 @@ struct SecretItemStore: SecretItemStoring {
     /// Called after every committed write (the agent records its ledger state there).
     let didWrite: @Sendable () -> Void
 
+    /// Records already decoded (every lookup reads the same few again).
+    static let records = RecordCache()
+
     /// What `gena` holds.
-    struct Record: Codable {
+    struct Record: Codable, Sendable {
         var attributes: [String: String]
         var type: String
         var contentType: String
@@ -363,7 +366,7 @@ struct SecretItemStore: SecretItemStoring {
     /// The Secret Service view of a found item, or `nil` when it is not one (no readable `gena` record).
     static func item(from found: FoundItem) -> SecretItem? {
         guard let generic = Self.genericBytes(of: found),
-            let record = try? JSONDecoder().decode(Record.self, from: generic)
+            let record = records.record(generic)
         else { return nil }
         let label: String
         switch found.attributes[.label] {
