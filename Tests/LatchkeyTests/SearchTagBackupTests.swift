@@ -75,6 +75,17 @@ struct SearchTagBackupTests {
         )
         let updated = try Self.tagged(store).first { $0.attributes[.account] == .string("alice") }
         #expect(Self.byteSet(updated?.searchTags) == Self.byteSet(Self.tags))
+        // A find inside a batch answers the same way.
+        let query = ItemQuery(.genericPassword, attributes: [.account: .string("bob")])
+        let batch = try store.batch([
+            .find(FindRequest(query, withSearchTags: true)), .find(FindRequest(query)),
+        ])
+        guard batch.count == 2, case .items(let asked) = batch[0], case .items(let unasked) = batch[1] else {
+            Issue.record("the batch answered \(batch)")
+            return
+        }
+        #expect(Self.byteSet(asked.first?.searchTags) == Self.byteSet(["ss", "a:3:user=bob"]))
+        #expect(unasked.first?.searchTags == nil)
     }
 
     @Test func tagsSurviveExportAndImportIntoANewKeychain() throws {
@@ -143,10 +154,10 @@ struct SearchTagBackupTests {
 
     /// An item whose tags were written before their text was kept (tokens only) keeps working: found by its
     /// tags, unknown (`nil`) when read back, carried by an in-process migration (its tokens are valid in the
-    /// same file), and exported without tags.
+    /// same file), and exported without tags, counted.
     @Test func anItemWithTokensOnlyIsFoundAndMigratedButItsTagsAreUnknown() throws {
-        let test = try TestKeychain.inMemory()
-        let store = test.store
+        let keychain = try CLIRunner.keychain()
+        let store = try keychain.open()
         try store.transaction { transaction in
             let tokens = transaction.tokens.tagTokens(.genp, ["legacy"])
             try transaction.add(
@@ -158,12 +169,21 @@ struct SearchTagBackupTests {
         }
         #expect(try Self.accounts(store, tags: ["legacy"]) == ["old"])
         #expect(try Self.tagged(store).first?.searchTags == nil)
-        let report = try test.keychain(service: "legacy").migrate(to: test.keychain(service: "modern"))
+        let legacy = Keychain(service: "legacy").keychainService(store)
+        let report = try legacy.migrate(to: Keychain(service: "modern").keychainService(store))
         #expect(report.entries.map(\.action) == [.moved])
         let moved = try store.findAll(
             ItemQuery(.genericPassword, attributes: [.service: .string("modern")], searchTags: ["legacy"])
         )
         #expect(moved.count == 1)
+
+        let exported = try CLIRunner.latchkey(
+            ["export", "-o", keychain.directory + "/old.lkar", "--passphrase-stdin", "--kdf-cost", "testing"],
+            environment: CLIRunner.environment(keychain),
+            input: "archive passphrase\n"
+        )
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.contains("exported 1 items without their search tags"), "\(exported.stdout)")
     }
 
     @Test func tagsSurviveAMigrationInProcess() throws {

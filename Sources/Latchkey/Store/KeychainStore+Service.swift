@@ -77,7 +77,7 @@ extension ItemTransaction {
         case .find(let request):
             var (plan, rows) = try find(request.query, withData: request.withData)
             if let limit = request.limit.rowLimit, rows.count > limit { rows.removeLast(rows.count - limit) }
-            return .items(rows.map { $0.found(plan.itemClass) })
+            return .items(rows.map { $0.found(plan.itemClass, withSearchTags: request.withSearchTags) })
         case .batch(let operations):
             guard !inBatch else { throw KeychainError(.param, "A batch cannot contain another batch.") }
             return .batch(try operations.map { try perform($0, inBatch: true) })
