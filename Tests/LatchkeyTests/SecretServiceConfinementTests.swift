@@ -163,6 +163,14 @@ struct SecretServiceConfinementTests {
             "\(unlocked.stderr)"
         )
         #expect(harness.pinentry.commands(named: "GETPIN").count == 2)
+
+        // libsecret's store on a locked keychain: the prompt for the passphrase, then the item is stored.
+        #expect(try harness.latchkey(["lock"]).status == 0)
+        harness.pinentry.answer(["PIN \(SecretServiceHarness.passphrase)"])
+        let stored = try harness.secretTool(["store", "--label", "After lock", "service", "relocked.example"], input: "pw")
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(harness.pinentry.commands(named: "GETPIN").count == 3)
+        #expect(try harness.secretTool(["lookup", "service", "relocked.example"]).stdout == "pw")
     }
 
     @Test func oneUnlockOfALockedKeychainAlsoAsksForAnotherApplicationsItem() throws {
