@@ -56,6 +56,34 @@ struct SearchTagBackupTests {
         return store
     }
 
+    /// The record's tag-text trailer (docs/storage-format.md §5) follows the tokens, where readers before tag
+    /// text stop: the attributes and tokens read the same with or without it, the text comes back exact and
+    /// in the tokens' order, a record with tokens only has unknown text, and a count unlike the tokens' is
+    /// corrupt.
+    @Test func theTagTextTrailerIsInvisibleToEarlierReadersAndExact() throws {
+        let attributes: [AttributeName: AttributeValue] = [.account: .string("a"), .port: .number(7)]
+        let tokens = [Data(repeating: 1, count: 16), Data(repeating: 0xFE, count: 16)]
+        let text = ["e\u{301}", String(repeating: "\u{1F511}", count: 40)]
+        let record = RecordCodec.encode(attributes, tags: tokens, tagText: text)
+        let tokensOnly = RecordCodec.encode(attributes, tags: tokens)
+        #expect(record.count % RecordCodec.padding == 0)
+        #expect(record.count > tokensOnly.count)
+        #expect(try RecordCodec.decode(record) == attributes, "the decoder before search tags")
+        let early = try RecordCodec.decodeRecord(record)
+        #expect(early.attributes == attributes)
+        #expect(early.tags == tokens)
+        #expect(early.tagText == nil, "not asked for")
+        let full = try RecordCodec.decodeRecord(record, withTagText: true)
+        #expect(full.tags == tokens)
+        #expect(full.tagText.map { $0.map { Array($0.utf8) } } == text.map { Array($0.utf8) })
+        #expect(try RecordCodec.decodeRecord(tokensOnly, withTagText: true).tagText == nil, "tokens only: unknown")
+        #expect(try RecordCodec.decodeRecord(RecordCodec.encode(attributes), withTagText: true).tagText == [])
+        var damaged = record
+        let trailer = try #require(damaged.firstRange(of: Data([RecordCodec.tagTextMarker, 0, 2])))
+        damaged[trailer.upperBound - 1] = 1
+        expectKeychainError(.decode) { try RecordCodec.decodeRecord(damaged, withTagText: true) }
+    }
+
     @Test func aFindReturnsTagsOnlyWhenAskedAndAsStored() throws {
         let keychain = TemporaryKeychain()
         let store = try Self.filled(keychain)
