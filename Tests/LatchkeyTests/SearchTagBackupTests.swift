@@ -114,6 +114,15 @@ struct SearchTagBackupTests {
         }
         #expect(Self.byteSet(asked.first?.searchTags) == Self.byteSet(["ss", "a:3:user=bob"]))
         #expect(unasked.first?.searchTags == nil)
+        // A tag the record's 16-bit lengths cannot hold is refused, not stored without its text.
+        expectKeychainError(.param) {
+            try store.add(
+                .genericPassword,
+                attributes: [.account: .string("long")],
+                data: nil,
+                searchTags: [String(repeating: "x", count: RecordCodec.maximumTagLength + 1)]
+            )
+        }
     }
 
     @Test func tagsSurviveExportAndImportIntoANewKeychain() throws {

@@ -89,11 +89,10 @@ final class ItemTransaction {
     /// Adds an item: Apple's defaults (access group, accessibility, dates, empty primary-key values), then
     /// uniqueness, replacing a tombstone or corrupt row under the same primary key.
     ///
-    /// - Throws: `duplicateItem` when a live item has the same primary key.
-    ///
     /// - Parameter carried: Search tags already sealed in an item of this file (a migration's source item),
     ///   used instead of `searchTags`: its tokens are valid here, and so is an item written before tag text
     ///   was kept, whose tags are carried as tokens alone.
+    /// - Throws: `duplicateItem` when a live item has the same primary key.
     @discardableResult
     func add(
         _ itemClass: ItemClass,
