@@ -71,10 +71,12 @@ struct AgentPrompterTests {
         #expect(pinentry.commands(named: "CONFIRM").count == 1, "not asked after a restart")
 
         // One more byte: the file's hash no longer matches, so the grant does not apply and the user is asked.
-        let handle = try #require(FileHandle(forWritingAtPath: tool))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data([0]))
-        try handle.close()
+        // Written beside it and renamed over it: writing the file in place can meet "Text file busy" while a
+        // child forked by a parallel test still holds it open.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: tool))
+        bytes.append(0)
+        FileManager.default.createFile(atPath: tool + ".new", contents: bytes, attributes: [.posixPermissions: 0o755])
+        #expect(rename(tool + ".new", tool) == 0)
         pinentry.answer(["CANCEL"])
         let changed = try add(agent, tool, account: "four")
         #expect(pinentry.commands(named: "CONFIRM").count == 2, "a changed executable is asked again")

@@ -207,4 +207,43 @@ struct SecretServiceConfinementTests {
         #expect(harness.pinentry.commands(named: "GETPIN").count == 1)
         #expect(harness.pinentry.commands(named: "CONFIRM").count == 1)
     }
+
+    @Test func dismissedPromptCompletesDismissedAndAsksNothing() throws {
+        let harness = try SecretServiceHarness()
+        let python = try #require(
+            SecretServiceTests.pythonWithSecretStorage,
+            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
+        )
+        let stored = try harness.secretTool(["store", "--label", "Confined", "service", "confined.example"], input: "x")
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let script = """
+            import secretstorage
+            from jeepney import MatchRule, new_method_call, DBusAddress
+            from jeepney.bus_messages import message_bus
+            from jeepney.io.blocking import open_dbus_connection
+            connection = open_dbus_connection(bus='SESSION')
+            service = DBusAddress('/org/freedesktop/secrets', bus_name='org.freedesktop.secrets',
+                                  interface='org.freedesktop.Secret.Service')
+            found = connection.send_and_get_reply(new_method_call(service, 'SearchItems', 'a{ss}',
+                                                                  ({'service': 'confined.example'},))).body
+            print('locked', len(found[0]), len(found[1]))
+            unlocked, prompt = connection.send_and_get_reply(new_method_call(service, 'Unlock', 'ao', (found[1],))).body
+            print('prompt', prompt.startswith('/org/freedesktop/secrets/prompt/'), unlocked)
+            rule = MatchRule(type='signal', interface='org.freedesktop.Secret.Prompt', path=prompt)
+            connection.send_and_get_reply(message_bus.AddMatch(rule))
+            with connection.filter(rule) as queue:
+                address = DBusAddress(prompt, bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Prompt')
+                connection.send_and_get_reply(new_method_call(address, 'Dismiss'))
+                completed = connection.recv_until_filtered(queue, timeout=60)
+            print('completed', completed.body[0], completed.body[1])
+            reply = connection.send_and_get_reply(new_method_call(address, 'Prompt', 's', ('',)))
+            print('gone', reply.header.message_type.name)
+            """
+        let result = try harness.run(python, ["-c", script])
+        #expect(
+            result.stdout == "locked 0 1\nprompt True []\ncompleted True ('ao', [])\ngone error\n",
+            "\(result.stderr)"
+        )
+        #expect(harness.pinentry.commands(named: "CONFIRM").isEmpty)
+    }
 }
