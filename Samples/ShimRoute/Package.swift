@@ -15,7 +15,8 @@ let package = Package(
         .executableTarget(
             name: "ShimImport",
             dependencies: [
-                .product(name: "Security", package: "Latchkey", condition: .when(platforms: [.linux]))
+                // Linux only: on Apple platforms Latchkey declares no `Security` product (Apple's framework is there).
+                .product(name: "Security", package: "Latchkey")
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         )

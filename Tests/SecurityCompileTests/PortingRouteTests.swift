@@ -21,16 +21,32 @@ struct PortingRouteTests {
     @Test func conditionalImportRouteBuildsAndRuns() throws {
         let output = try buildAndRun(package: "PortingRoutes", product: "ConditionalImport")
         #expect(output == "conditional import: route-a-password\n")
+        #expect(try Self.linkedModules(of: "ConditionalImport").isDisjoint(with: ["Security", "LocalAuthentication"]))
     }
 
     @Test func moduleAliasRouteBuildsAndRuns() throws {
         let output = try buildAndRun(package: "PortingRoutes", product: "ModuleAlias")
         #expect(output == "module alias: route-b-password\n")
+        #expect(try Self.linkedModules(of: "ModuleAlias").isDisjoint(with: ["Security", "LocalAuthentication"]))
     }
 
     @Test func shimRouteBuildsAndRuns() throws {
         let output = try buildAndRun(package: "ShimRoute", product: "ShimImport")
         #expect(output == "shim import: route-c-password\n")
+        #expect(try Self.linkedModules(of: "ShimImport").contains("Security"))
+    }
+
+    /// The modules whose objects SwiftPM linked into `product` (the `<Module>.build/` directories named by
+    /// `.build-samples/debug/<product>.product/Objects.LinkFileList`): the product's whole dependency closure.
+    /// Files in `Modules` cannot tell, as the shared scratch path keeps every module any sample ever built.
+    private static func linkedModules(of product: String) throws -> Set<String> {
+        let list = try String(
+            contentsOfFile: root + "/.build-samples/debug/" + product + ".product/Objects.LinkFileList",
+            encoding: .utf8
+        )
+        let names = list.matches(of: /\/([A-Za-z0-9_]+)\.build\//).map { String($0.output.1) }
+        try #require(names.contains("LatchkeySecurity"), "\(product) links no LatchkeySecurity: \(names)")
+        return Set(names)
     }
 
     /// Builds `product` of `Samples/<package>` into the shared scratch path, runs it against a new keychain in

@@ -1,11 +1,12 @@
 // Route (a): the one source change is the import. On Apple platforms it is Apple's framework; elsewhere
 // Latchkey's implementation under its own module name, so no `Security` module exists in this build.
+import Foundation
+
 #if canImport(Darwin)
 import Security
 #else
 import LatchkeySecurity
 #endif
-import Foundation
 
 // Stores a generic password with SecItemAdd, reads it back with SecItemCopyMatching and prints it.
 let service = CommandLine.arguments.dropFirst().first ?? "com.example.porting.conditional-import"
