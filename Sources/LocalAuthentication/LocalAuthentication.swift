@@ -8,10 +8,10 @@
 /// packages. Latchkey's own products therefore never build this module; only the package that asks for the
 /// `LocalAuthentication` product does.
 ///
-/// Its one incompatibility is the `Security` shim's: it is used together with it, and a build that holds a
-/// `Security` module breaks swift-certificates' `X509`, which probes `canImport(Security)`. Such a package
-/// imports `LatchkeyLocalAuthentication` instead, or aliases the module
-/// (`-module-alias LocalAuthentication=LatchkeyLocalAuthentication`); see docs/apple-compatibility.md,
+/// Its one incompatibility is the `Security` shim's, beside which it is used: a build that also builds
+/// swift-certificates' `X509`, which probes `canImport(Security)` (no package of Latchkey's graph probes
+/// `canImport(LocalAuthentication)`). Such a package imports `LatchkeyLocalAuthentication`, or passes
+/// `-module-alias LocalAuthentication=LatchkeyLocalAuthentication`; see docs/apple-compatibility.md,
 /// "Porting routes".
 @_exported import LatchkeyLocalAuthentication
 #endif
