@@ -54,7 +54,7 @@ extension AgentConnection {
             // Checked as `latchkey unlock` is: the remembered state before and after (LedgerMemory).
             do {
                 try server.unlockCheckingMemory(passphrase)
-            } catch where error.code == .authFailed {
+            } catch  where error.code == .authFailed {
                 logger.warning("user presence refused: wrong passphrase", metadata: ["pid": "\(client.process)"])
                 throw KeychainError(.authFailed, "The passphrase is wrong; the protected item was not used.")
             }

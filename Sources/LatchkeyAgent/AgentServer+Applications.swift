@@ -64,7 +64,10 @@ extension AgentServer {
             return true
         case .always:
             guard let digest = contentHashes.digest(ofFile: identity) else {
-                logger.warning("always-allow not remembered: the file cannot be hashed", metadata: ["pid": "\(process)"])
+                logger.warning(
+                    "always-allow not remembered: the file cannot be hashed",
+                    metadata: ["pid": "\(process)"]
+                )
                 return true
             }
             let path = configuration.policyPath

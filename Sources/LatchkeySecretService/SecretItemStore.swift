@@ -71,7 +71,33 @@ struct SecretItemStore: SecretItemStoring {
         let tags = Self.queryTags(of: query, collection: collection)
         let found = try service.findAll(ItemQuery(.genericPassword, attributes: attributes, searchTags: tags))
         return found.compactMap(Self.item(from:)).filter { item in
-            (collection == nil || item.collection == collection) && query.allSatisfy { item.attributes[$0.key] == $0.value }
+            (collection == nil || item.collection == collection)
+                && query.allSatisfy { item.attributes[$0.key] == $0.value }
+        }
+    }
+
+    /// The ids of the items of `collection` whose tags match `query`, from the keychain's index alone (no
+    /// record opened): what a locked keychain can say when its device secret opens the index key. The
+    /// matches are candidates: the caller checks each one's attributes once the keychain is unlocked.
+    ///
+    /// - Throws: `interactionNotAllowed` when the index key is not available (no device secret).
+    func lockedMatches(_ query: [String: String], in collection: String) throws(KeychainError) -> [String] {
+        var attributes: [AttributeName: AttributeValue] = [:]
+        if let service = query["service"] { attributes[.service] = .string(service) }
+        if let username = query["username"] { attributes[.account] = .string(username) }
+        let request = FindRequest(
+            ItemQuery(
+                .genericPassword,
+                attributes: attributes,
+                searchTags: Self.queryTags(of: query, collection: collection)
+            ),
+            limit: .all,
+            referencesOnly: true
+        )
+        do {
+            return try service.perform(.find(request)).items().map { $0.persistentReference.lowercaseHex }
+        } catch  where error.code == .itemNotFound {
+            return []
         }
     }
 

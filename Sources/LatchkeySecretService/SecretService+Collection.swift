@@ -14,6 +14,9 @@ extension SecretService {
             guard arguments.count == 1, let query = arguments[0].stringDictionaryValue else {
                 throw .invalidArguments("SearchItems takes a{ss}.")
             }
+            if isLocked(collection: name) {
+                return [.objectPaths(try lockedSearch(query, in: name, caller: call.sender))]
+            }
             let found = try searchItems(query, in: name)
             return [.objectPaths(found.map { ObjectPath.itemPath(name, $0.id) })]
         case "CreateItem":
@@ -103,7 +106,10 @@ extension SecretService {
 
     /// A collection's properties, or only `name` when given: `Items`, `Created` and `Modified` read every
     /// item's attributes, so a `Get` of `Locked` or `Label` (which clients ask before each write) does not.
-    func collectionProperties(_ collection: String, only name: String? = nil) throws(SecretServiceError) -> [String:
+    func collectionProperties(
+        _ collection: String,
+        only name: String? = nil
+    ) throws(SecretServiceError) -> [String:
         BusValue]
     {
         let info = collections().collections[collection]

@@ -17,7 +17,10 @@ extension SecretService {
                 logger.info("secret service: items given search tags", metadata: ["count": "\(count)"])
             } catch {
                 // Not retried on every call: older items stay out of searches until the agent restarts.
-                logger.error("secret service: items not given search tags", metadata: ["code": "\(error.code.rawValue)"])
+                logger.error(
+                    "secret service: items not given search tags",
+                    metadata: ["code": "\(error.code.rawValue)"]
+                )
                 knownCollections = loaded
                 return loaded
             }
@@ -76,6 +79,36 @@ extension SecretService {
         return found
     }
 
+    /// The paths of the keychain's items matching `query` while it is locked (in `collection`, or in every
+    /// collection known), found through the index alone and remembered for `caller` as unverified: each
+    /// one's attributes are checked against `query` once it is unlocked (`mayUse`).
+    ///
+    /// - Throws: `IsLocked` when even the index is locked (no device secret opens it).
+    func lockedSearch(
+        _ query: [String: String],
+        in collection: String?,
+        caller name: String
+    ) throws(SecretServiceError) -> [String] {
+        let names = collection.map { [$0] } ?? collections().names.filter { $0 != ObjectPath.sessionCollection }
+        var paths: [String] = []
+        var found: [String: [String: String]] = [:]
+        for name in names {
+            let ids: [String]
+            do {
+                ids = try items.lockedMatches(query, in: name)
+            } catch {
+                throw .isLocked("The keychain is locked and its index cannot be read without it: unlock it first.")
+            }
+            for id in ids {
+                paths.append(ObjectPath.itemPath(name, id))
+                found[id] = query
+            }
+        }
+        _ = caller(name)
+        callers[name]?.unverified.merge(found) { _, new in new }
+        return paths
+    }
+
     /// Every item of `collection`, or none while it is locked.
     func visibleItems(in collection: String) throws(SecretServiceError) -> [SecretItem] {
         isLocked(collection: collection) ? [] : try searchItems([:], in: collection)
@@ -101,7 +134,10 @@ extension SecretService {
             ObjectPath.servicePath,
             "org.freedesktop.DBus.Properties",
             "PropertiesChanged",
-            [.string(Self.serviceInterface), .properties(["Collections": .objectPaths(paths)]), .array(element: "s", [])]
+            [
+                .string(Self.serviceInterface), .properties(["Collections": .objectPaths(paths)]),
+                .array(element: "s", []),
+            ]
         )
     }
 }

@@ -51,9 +51,19 @@ extension SecretService {
     }
 
     /// The item's properties as `caller` sees them (`Locked` is true for another application's item).
-    func itemProperties(id: String, in collection: String, caller: String) throws(SecretServiceError) -> [String:
+    ///
+    /// While the keychain is locked its items' attributes cannot be read: an item then shows `Locked` only.
+    func itemProperties(
+        id: String,
+        in collection: String,
+        caller: String
+    ) throws(SecretServiceError) -> [String:
         BusValue]
     {
+        if isLocked(collection: collection) {
+            guard SecretItemStore.reference(from: id) != nil else { throw .noSuchObject() }
+            return ["Locked": .boolean(true)]
+        }
         let (item, _) = try item(id, in: collection)
         return [
             "Locked": .boolean(!mayUse(item, caller: caller)),

@@ -119,9 +119,12 @@ extension SecretService {
             if !dismissed, let identity = caller.identity, let ask = applications.ask {
                 var owners = prompt.owners
                 if applications.mode == .confined {
-                    for owner in self.owners(of: prompt.unreadOwners) where owner != identity && !owners.contains(owner) {
+                    for owner in self.owners(of: prompt.unreadOwners) where owner != identity && !owners.contains(owner)
+                    {
                         let group = SecretServiceApplications.group(ofOwner: owner)
-                        if !caller.allowed.contains(owner) && !applications.holds(identity, group) { owners.append(owner) }
+                        if !caller.allowed.contains(owner) && !applications.holds(identity, group) {
+                            owners.append(owner)
+                        }
                     }
                 }
                 for owner in owners {
@@ -145,7 +148,9 @@ extension SecretService {
     private func owners(of ids: [String]) -> [String] {
         var found: [String] = []
         for id in ids {
-            guard let (item, _) = try? items.item(id: id), let owner = item.owner, !found.contains(owner) else { continue }
+            guard let (item, _) = try? items.item(id: id), let owner = item.owner, !found.contains(owner) else {
+                continue
+            }
             found.append(owner)
         }
         return found

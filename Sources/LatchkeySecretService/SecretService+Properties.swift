@@ -16,7 +16,11 @@ extension SecretService {
             guard arguments.count == 2, let name = arguments[1].stringValue else {
                 throw .invalidArguments("Get takes (s, s).")
             }
-            guard let value = try properties(of: object, interface: interface, caller: call.sender, only: name)[name] else {
+            guard let value = try properties(of: object, interface: interface, caller: call.sender, only: name)[name]
+            else {
+                if case .item(let collection, _) = object, isLocked(collection: collection) {
+                    throw .isLocked("The keychain is locked: its items show only Locked until it is unlocked.")
+                }
                 throw .invalidArguments("No property \(name) on \(interface).")
             }
             return [.variant(value)]

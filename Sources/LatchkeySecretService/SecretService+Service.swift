@@ -18,6 +18,15 @@ extension SecretService {
             }
             var unlocked: [String] = []
             var locked: [String] = []
+            if isLocked {
+                // The keychain's items are listed as locked, from the index; Unlock then asks for the passphrase.
+                for item in try searchItems(query, in: ObjectPath.sessionCollection) {
+                    let path = ObjectPath.itemPath(item.collection, item.id)
+                    if mayUse(item, caller: call.sender) { unlocked.append(path) } else { locked.append(path) }
+                }
+                locked += try lockedSearch(query, in: nil, caller: call.sender)
+                return [.objectPaths(unlocked), .objectPaths(locked)]
+            }
             for item in try searchItems(query, in: nil) {
                 let path = ObjectPath.itemPath(item.collection, item.id)
                 if mayUse(item, caller: call.sender) { unlocked.append(path) } else { locked.append(path) }

@@ -101,6 +101,7 @@ struct OperationWireTests {
         .find(FindRequest(ItemQuery(.certificate), limit: .one, withData: true, authentication: .confirmed)),
         .find(FindRequest(ItemQuery(.key), limit: .count(-5), authentication: .fail)),
         .find(FindRequest(query, limit: .all, withData: true, corruptRows: .skip, withSearchTags: true)),
+        .find(FindRequest(query, limit: .count(3), referencesOnly: true)),
         .exists(query),
         .exists(fullQuery),
         .restore(NewItem(.certificate, attributes: [.label: .string("c")], data: nil), replacingExisting: true),

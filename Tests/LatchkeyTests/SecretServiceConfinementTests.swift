@@ -53,7 +53,9 @@ struct SecretServiceConfinementTests {
         #expect(harness.pinentry.commands(named: "CONFIRM").count == asked)
         let listed = try harness.latchkey(["access", "list"])
         #expect(
-            listed.stdout.contains(SecretServiceApplications.group(ofOwner: AgentLocation.canonical(harness.secretToolPath))),
+            listed.stdout.contains(
+                SecretServiceApplications.group(ofOwner: AgentLocation.canonical(harness.secretToolPath))
+            ),
             "\(listed.stdout)"
         )
 
@@ -167,7 +169,10 @@ struct SecretServiceConfinementTests {
         // libsecret's store on a locked keychain: the prompt for the passphrase, then the item is stored.
         #expect(try harness.latchkey(["lock"]).status == 0)
         harness.pinentry.answer(["PIN \(SecretServiceHarness.passphrase)"])
-        let stored = try harness.secretTool(["store", "--label", "After lock", "service", "relocked.example"], input: "pw")
+        let stored = try harness.secretTool(
+            ["store", "--label", "After lock", "service", "relocked.example"],
+            input: "pw"
+        )
         #expect(stored.status == 0, "\(stored.stderr)")
         #expect(harness.pinentry.commands(named: "GETPIN").count == 3)
         #expect(try harness.secretTool(["lookup", "service", "relocked.example"]).stdout == "pw")
@@ -214,7 +219,10 @@ struct SecretServiceConfinementTests {
             SecretServiceTests.pythonWithSecretStorage,
             "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
         )
-        let stored = try harness.secretTool(["store", "--label", "Confined", "service", "confined.example"], input: "x")
+        let stored = try harness.secretTool(
+            ["store", "--label", "Confined", "service", "confined.example"],
+            input: "x"
+        )
         #expect(stored.status == 0, "\(stored.stderr)")
         let script = """
             import secretstorage

@@ -9,7 +9,9 @@ import Testing
 struct SecretServiceSearchTests {
     @Test func anySubsetOfAttributesFindsTheItemAndNothingElse() throws {
         let harness = try SecretServiceHarness()
-        for (server, user, secret) in [("git.example.com", "alice", "a-secret"), ("git.example.com", "bob", "b-secret")] {
+        for (server, user, secret) in [
+            ("git.example.com", "alice", "a-secret"), ("git.example.com", "bob", "b-secret"),
+        ] {
             let stored = try harness.secretTool(
                 ["store", "--label", "git", "server", server, "user", user, "protocol", "https"],
                 input: secret

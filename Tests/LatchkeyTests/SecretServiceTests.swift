@@ -84,23 +84,34 @@ struct SecretServiceTests {
         #expect(dumped.stdout.contains("\"vwht\"=<blob>=\"secret-service:"), "\(dumped.stdout)")
     }
 
-    @Test func lockedKeychainAnswersIsLockedUntilUnlocked() throws {
+    @Test func lockedKeychainListsItsItemsLockedAndUnlocksThroughThePrompt() throws {
         let harness = try SecretServiceHarness()
         let stored = try harness.secretTool(["store", "--label", "L", "service", "s", "username", "u"], input: "pw")
         #expect(stored.status == 0, "\(stored.stderr)")
         let locked = try harness.latchkey(["lock"])
         #expect(locked.status == 0, "\(locked.stderr)")
 
+        // The search finds the item through the index (locked); libsecret's Unlock prompts; Cancel refuses.
         let refused = try harness.secretTool(["lookup", "service", "s", "username", "u"])
         #expect(refused.status == 1)
         #expect(refused.stdout.isEmpty)
-        #expect(refused.stderr.contains("locked"), "\(refused.stderr)")
+        #expect(harness.pinentry.commands(named: "GETPIN").count == 1)
         let refusedStore = try harness.secretTool(["store", "--label", "M", "service", "t"], input: "pw")
         #expect(refusedStore.status != 0)
+        let searched = try harness.secretTool(["search", "service", "s"])
+        #expect(!searched.stdout.contains("pw"), "\(searched.stdout)")
 
-        try harness.unlock()
+        // The passphrase in the prompt: the same lookup reads the secret.
+        harness.pinentry.answer(["PIN \(SecretServiceHarness.passphrase)"])
         let looked = try harness.secretTool(["lookup", "service", "s", "username", "u"])
         #expect(looked.stdout == "pw", "\(looked.stderr)")
+
+        // `latchkey unlock` opens it for the bus as well, without a prompt.
+        #expect(try harness.latchkey(["lock"]).status == 0)
+        try harness.unlock()
+        let asked = harness.pinentry.commands(named: "GETPIN").count
+        #expect(try harness.secretTool(["lookup", "service", "s", "username", "u"]).stdout == "pw")
+        #expect(harness.pinentry.commands(named: "GETPIN").count == asked)
     }
 
     @Test func lockAndUnlockOfTheAgentAreAnnouncedOnTheBus() throws {

@@ -77,7 +77,7 @@ extension FoundItem: Codable {
 
 extension FindRequest {
     private enum CodingKeys: String, CodingKey {
-        case query, limit, withData, authentication, corruptRows, authenticationReuse, withSearchTags
+        case query, limit, withData, authentication, corruptRows, authenticationReuse, withSearchTags, referencesOnly
     }
 
     /// Decodes a search (`withSearchTags` may be absent: off, as in searches encoded before it).
@@ -90,7 +90,8 @@ extension FindRequest {
             authentication: try container.decode(AuthenticationPolicy.self, forKey: .authentication),
             corruptRows: try container.decode(CorruptRowPolicy.self, forKey: .corruptRows),
             authenticationReuse: try container.decodeIfPresent(TimeInterval.self, forKey: .authenticationReuse),
-            withSearchTags: try container.decodeIfPresent(Bool.self, forKey: .withSearchTags) ?? false
+            withSearchTags: try container.decodeIfPresent(Bool.self, forKey: .withSearchTags) ?? false,
+            referencesOnly: try container.decodeIfPresent(Bool.self, forKey: .referencesOnly) ?? false
         )
     }
 
@@ -104,6 +105,7 @@ extension FindRequest {
         try container.encode(corruptRows, forKey: .corruptRows)
         try container.encodeIfPresent(authenticationReuse, forKey: .authenticationReuse)
         if withSearchTags { try container.encode(withSearchTags, forKey: .withSearchTags) }
+        if referencesOnly { try container.encode(referencesOnly, forKey: .referencesOnly) }
     }
 }
 

@@ -149,6 +149,14 @@ public struct FindRequest: Sendable, Hashable, Codable {
     /// what a backup or a migration asks, so that copies keep their tags. Off by default; a search without it
     /// never decodes the tags' text.
     public var withSearchTags: Bool
+    /// Whether to answer from the search index alone: each match's persistent reference and class, no
+    /// attributes, no secret, no record opened. It needs only the index key, so it works while the keychain is
+    /// locked when the device secret opens that key (a locked Secret Service lists its items this way). Every
+    /// filter must have a token column, or be a search tag; as no record is opened, a tag is taken from the
+    /// index without the check against the record's sealed copy, so a row added to the file can add a
+    /// candidate: open each one (once unlocked) and check it before trusting it. Not with `withData`,
+    /// `withSearchTags`, identities or `hostOrSubdomain` (`param`, -50).
+    public var referencesOnly: Bool
 
     /// Makes a search.
     ///
@@ -160,6 +168,7 @@ public struct FindRequest: Sendable, Hashable, Codable {
     ///   - corruptRows: What to do with corrupt rows.
     ///   - authenticationReuse: How long an earlier presence confirmation may be reused.
     ///   - withSearchTags: Whether to return each match's search tags (`FoundItem.searchTags`).
+    ///   - referencesOnly: Whether to answer with persistent references from the index alone.
     public init(
         _ query: ItemQuery,
         limit: MatchLimit = .one,
@@ -167,7 +176,8 @@ public struct FindRequest: Sendable, Hashable, Codable {
         authentication: AuthenticationPolicy = .fail,
         corruptRows: CorruptRowPolicy = .report,
         authenticationReuse: TimeInterval? = AuthenticationReuse.duration,
-        withSearchTags: Bool = false
+        withSearchTags: Bool = false,
+        referencesOnly: Bool = false
     ) {
         self.query = query
         self.limit = limit
@@ -176,6 +186,7 @@ public struct FindRequest: Sendable, Hashable, Codable {
         self.corruptRows = corruptRows
         self.authenticationReuse = authenticationReuse
         self.withSearchTags = withSearchTags
+        self.referencesOnly = referencesOnly
     }
 }
 

@@ -1,12 +1,12 @@
 import Foundation
 
-// The agent protocol's binary form (version 4) of what operations carry besides queries: new items,
+// The agent protocol's binary form (version 5) of what operations carry besides queries: new items,
 // find, update and delete requests, and the authentication and corrupt-row policies.
 //
 //   new item       = class; attributes; optional secret (bytes); search tags (ItemQuery+Wire.swift)
 //   find           = query; match limit; withData (bool); authentication; corrupt rows;
 //                    optional authenticationReuse (double, seconds; NaN refused); withSearchTags (bool,
-//                    version 4)
+//                    version 4); referencesOnly (bool, version 5)
 //   update         = query; changes; authentication; optional authenticationReuse
 //   delete         = query; match limit
 //   authentication = tag: 1 ask | 2 skip | 3 fail | 4 confirmed
@@ -82,6 +82,7 @@ extension FindRequest {
         writer.byte(corruptRows.wireTag)
         writeReuse(authenticationReuse, to: &writer)
         writer.bool(withSearchTags)
+        writer.bool(referencesOnly)
     }
 
     static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> FindRequest {
@@ -92,7 +93,8 @@ extension FindRequest {
             authentication: try AuthenticationPolicy.decodeWire(from: &reader),
             corruptRows: try CorruptRowPolicy.decodeWire(from: &reader),
             authenticationReuse: try readReuse(from: &reader),
-            withSearchTags: try reader.bool("withSearchTags")
+            withSearchTags: try reader.bool("withSearchTags"),
+            referencesOnly: try reader.bool("referencesOnly")
         )
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// The versioned wire form of operations and outcomes, shared by the agent and its clients.
 ///
-/// Version 4 is a compact binary encoding (version 1 was JSON; version 3 is version 2 with search tags in
+/// Version 5 is a compact binary encoding (version 1 was JSON; version 3 is version 2 with search tags in
 /// queries, changes and new items; version 4 is version 3 with `FindRequest.withSearchTags` and
-/// `FoundItem.searchTags`). A frame is one version byte, then:
+/// `FoundItem.searchTags`; version 5 is version 4 with `FindRequest.referencesOnly`). A frame is one version byte, then:
 ///
 /// - an operation frame: the operation (a tag byte, then its values; `KeychainOperation+Wire.swift`);
 /// - a result frame: `1` and the outcome (`KeychainOutcome+Wire.swift`), or `2`, the error's status code
@@ -21,7 +21,7 @@ import Foundation
 /// ```
 public enum KeychainWireCodec {
     /// The protocol version this build speaks.
-    public static let version = 4
+    public static let version = 5
 
     private static let versionByte = UInt8(version)
 

@@ -22,6 +22,7 @@ extension KeychainStore {
     /// Executes a search: the class's rows or the identity join, then host matching, the access-control
     /// policy, the match limit and the corrupt-row policy, all here.
     func executeFind(_ request: FindRequest) throws(KeychainError) -> [FoundItem] {
+        if request.referencesOnly { return try executeReferenceFind(request) }
         let query = request.query
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
@@ -123,6 +124,43 @@ extension KeychainStore {
             )
         case .ask:
             throw KeychainError(.interactionRequired, "The item needs user authentication before it can be used.")
+        }
+    }
+
+    /// `FindRequest.referencesOnly`: the persistent references of the rows the index selects (tokens and
+    /// search tags), their ledger checked, no record opened; works with the index key alone.
+    func executeReferenceFind(_ request: FindRequest) throws(KeychainError) -> [FoundItem] {
+        let query = request.query
+        guard !request.withData, !request.withSearchTags, query.hostOrSubdomain == nil,
+            !IdentityJoin.isIdentity(query)
+        else {
+            throw KeychainError(
+                .param,
+                "A references-only search returns no secret, no tags, and serves no host match or identity."
+            )
+        }
+        let plan = try plan(query)
+        guard plan.attributes.keys.allSatisfy({ TokenCache.column(for: $0, in: plan.table) != nil }) else {
+            throw KeychainError(.param, "A references-only search needs filters the index answers alone.")
+        }
+        let snapshot = keys.snapshot()
+        let tokens = try tokenCache(snapshot)
+        let filter = try rowFilter(plan, tokens: tokens, limit: request.limit.rowLimit)
+        let rows = try mappingErrors {
+            try storage.read { reader in
+                let rows = try reader.select(from: plan.table, where: filter, includeSecret: false)
+                let mismatched = try checkLedger(rows, in: plan.table, reader: reader, snapshot, tokens, write: nil)
+                return rows.enumerated().filter { !mismatched.contains($0.offset) }.map(\.element)
+            }
+        }
+        guard !rows.isEmpty else { throw Self.notFound }
+        return rows.map { row in
+            FoundItem(
+                itemClass: plan.itemClass,
+                attributes: [:],
+                data: nil,
+                persistentReference: Self.persistentReference(plan.itemClass, row.persistref)
+            )
         }
     }
 

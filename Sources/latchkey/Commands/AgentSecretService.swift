@@ -77,7 +77,8 @@ enum AgentSecretService {
             }
             unlock = { () throws(KeychainError) in
                 try server.unlockAskingUser(
-                    description: "An application asks the Secret Service to unlock the keychain \(server.keychainPath).",
+                    description:
+                        "An application asks the Secret Service to unlock the keychain \(server.keychainPath).",
                     target: target
                 )
             }
