@@ -13,9 +13,9 @@ struct SecretCaller {
     var allowed: Set<String> = []
     /// Owners the policy does not grant, so that the policy file is read once per connection and owner.
     var notGranted: Set<String> = []
-    /// Items this connection found while the keychain was locked, from the index alone, with the query
+    /// Items this connection found while the keychain was locked, from the index alone, with the queries
     /// that found them: each is checked against it once its attributes can be read (`mayUse`).
-    var unverified: [String: [String: String]] = [:]
+    var unverified: [String: [[String: String]]] = [:]
 }
 
 extension SecretService {
@@ -40,9 +40,9 @@ extension SecretService {
     /// caller (by the policy or by the user's answer to a prompt on this connection).
     func mayUse(_ item: SecretItem, caller name: String) -> Bool {
         guard !isLocked(collection: item.collection) else { return false }
-        if let query = callers[name]?.unverified[item.id] {
+        if let queries = callers[name]?.unverified[item.id] {
             // Found through the index while locked: now that the record is open, it must match what was asked.
-            guard query.allSatisfy({ item.attributes[$0.key] == $0.value }) else { return false }
+            guard queries.allSatisfy({ $0.allSatisfy { item.attributes[$0.key] == $0.value } }) else { return false }
             callers[name]?.unverified[item.id] = nil
         }
         return mayUse(owner: item.owner, caller: name)

@@ -79,6 +79,9 @@ extension SecretService {
         return found
     }
 
+    /// The most items a connection may hold unverified from searches made while the keychain was locked.
+    static let maximumUnverified = 4096
+
     /// The paths of the keychain's items matching `query` while it is locked (in `collection`, or in every
     /// collection known), found through the index alone and remembered for `caller` as unverified: each
     /// one's attributes are checked against `query` once it is unlocked (`mayUse`).
@@ -90,22 +93,26 @@ extension SecretService {
         caller name: String
     ) throws(SecretServiceError) -> [String] {
         let names = collection.map { [$0] } ?? collections().names.filter { $0 != ObjectPath.sessionCollection }
+        _ = caller(name)
         var paths: [String] = []
-        var found: [String: [String: String]] = [:]
-        for name in names {
+        for collection in names {
             let ids: [String]
             do {
-                ids = try items.lockedMatches(query, in: name)
+                ids = try items.lockedMatches(query, in: collection)
             } catch {
                 throw .isLocked("The keychain is locked and its index cannot be read without it: unlock it first.")
             }
             for id in ids {
-                paths.append(ObjectPath.itemPath(name, id))
-                found[id] = query
+                // Every path handed out is remembered until checked; past the limit the rest are left out
+                // (never handed out unchecked), until the client reads what it found or the keychain opens.
+                guard
+                    (callers[name]?.unverified.count ?? 0) < Self.maximumUnverified
+                        || callers[name]?.unverified[id] != nil
+                else { break }
+                callers[name]?.unverified[id, default: []].append(query)
+                paths.append(ObjectPath.itemPath(collection, id))
             }
         }
-        _ = caller(name)
-        callers[name]?.unverified.merge(found) { _, new in new }
         return paths
     }
 

@@ -51,6 +51,28 @@ struct SecretServiceSearchTests {
         #expect(looked.stdout == "legacy-secret", "\(looked.stderr)")
     }
 
+    @Test func aForgedIndexRowFoundWhileLockedNeverHandsOutAnotherItemsSecret() throws {
+        let harness = try SecretServiceHarness()
+        for (kind, secret) in [("alpha", "alpha-secret"), ("beta", "beta-secret")] {
+            let stored = try harness.secretTool(["store", "--label", kind, "kind", kind], input: secret)
+            #expect(stored.status == 0, "\(stored.stderr)")
+        }
+        #expect(try harness.latchkey(["lock"]).status == 0)
+        // Move alpha's own tag rows to beta: a search for kind=alpha through the index now finds beta.
+        _ = try ReliabilityTests.sqlite3(
+            harness.keychain.path,
+            """
+            UPDATE OR IGNORE tags SET item = (SELECT max(item) FROM tags)
+            WHERE item = (SELECT min(item) FROM tags);
+            """
+        )
+        harness.pinentry.answer(["PIN \(SecretServiceHarness.passphrase)"])
+        let looked = try harness.secretTool(["lookup", "kind", "alpha"])
+        #expect(looked.stdout.isEmpty, "beta's secret was handed out for alpha: \(looked.stdout)")
+        #expect(harness.pinentry.commands(named: "GETPIN").count == 1, "the lookup did reach the prompt")
+        #expect(try harness.secretTool(["lookup", "kind", "beta"]).stdout == "beta-secret")
+    }
+
     @Test func tagsNameEveryAttributeTheCollectionAndNothingAmbiguous() {
         let tags = SecretItemStore.tags(of: ["a": "b=c", "a=b": "c"], collection: "login")
         #expect(tags == ["ss", "c:login", "a:1:a=b=c", "a:3:a=b=c"])
