@@ -21,7 +21,7 @@ extension StorageReader {
 
     /// Whether the file has the `tags` table (migration v3).
     private func hasTagTable() throws -> Bool {
-        var query = try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tags'")
+        let query = try query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tags'")
         return try query.step()
     }
 
@@ -62,7 +62,7 @@ extension StorageReader {
         }
         let driving: String? = filter.tags.isEmpty ? firstCandidate(table, filter) : Self.tagIndex
         let key = selectKey(table, filter, includeSecret, driving: driving)
-        var query = try query("EXPLAIN QUERY PLAN " + key.sql(SelectSQL.of(table)))
+        let query = try query("EXPLAIN QUERY PLAN " + key.sql(SelectSQL.of(table)))
         var details: [String] = []
         while try query.step() { details.append(try query.requiredText(3)) }
         return details

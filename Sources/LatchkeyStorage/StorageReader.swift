@@ -49,13 +49,13 @@ package struct StorageReader {
 
     /// The row ledger's seal (`changes.ledger`), or `nil` when there is none (a format 1 file).
     package func ledgerSeal() throws -> Data? {
-        var query = try query("SELECT ledger FROM changes WHERE id = 1")
+        let query = try query("SELECT ledger FROM changes WHERE id = 1")
         return try query.step() ? query.blob(0) : nil
     }
 
     /// Every unlock slot, oldest first.
     package func slots() throws -> [SlotRow] {
-        var query = try query("SELECT id, kind, parameters, wrapped, checksum FROM slots ORDER BY id")
+        let query = try query("SELECT id, kind, parameters, wrapped, checksum FROM slots ORDER BY id")
         var slots: [SlotRow] = []
         while try query.step() {
             slots.append(
@@ -73,7 +73,7 @@ package struct StorageReader {
 
     /// Every class key row.
     package func classKeys() throws -> [ClassKeyRow] {
-        var query = try query("SELECT class, bymaster, bydevice FROM classkeys")
+        let query = try query("SELECT class, bymaster, bydevice FROM classkeys")
         var rows: [ClassKeyRow] = []
         while try query.step() {
             rows.append(
@@ -85,7 +85,7 @@ package struct StorageReader {
 
     /// A counter bumped by every committed write, in any process.
     package func changeCounter() throws -> Int64 {
-        var query = try query("SELECT counter FROM changes WHERE id = 1")
+        let query = try query("SELECT counter FROM changes WHERE id = 1")
         return try query.step() ? query.int64(0) : 0
     }
 
@@ -324,13 +324,13 @@ package struct StorageReader {
 
     /// The number of rows in `table` (for diagnostics and benchmarks).
     package func count(in table: ItemTable) throws -> Int {
-        var query = try query("SELECT COUNT(*) FROM \(table.rawValue)")
+        let query = try query("SELECT COUNT(*) FROM \(table.rawValue)")
         return try query.step() ? Int(query.int64(0)) : 0
     }
 
     /// SQLite's own structural check; returns its messages, `["ok"]` when sound.
     package func integrityCheck() throws -> [String] {
-        var query = try query("PRAGMA integrity_check")
+        let query = try query("PRAGMA integrity_check")
         var messages: [String] = []
         while try query.step() { messages.append(try query.requiredText(0)) }
         return messages
