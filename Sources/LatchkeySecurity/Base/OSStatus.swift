@@ -85,7 +85,8 @@ public let errSecInteractionRequired: OSStatus = -25315
 public let errSecDataNotAvailable: OSStatus = -25316
 /// `errSecDataNotModifiable` (-25317).
 public let errSecDataNotModifiable: OSStatus = -25317
-/// `errSecCreateChainFailed` (-25318).
+/// `errSecCreateChainFailed` (-25318): one or more certificates required to validate this certificate cannot be
+/// found (trust evaluation: a missing intermediate).
 public let errSecCreateChainFailed: OSStatus = -25318
 /// `errSecInvalidPrefsDomain` (-25319).
 public let errSecInvalidPrefsDomain: OSStatus = -25319
@@ -137,6 +138,25 @@ public let errSecRestrictedAPI: OSStatus = -34020
 public let errSecVerifyFailed: OSStatus = -67808
 /// `errSecInvalidKeyRef` (-67712).
 public let errSecInvalidKeyRef: OSStatus = -67712
+/// `errSecHostNameMismatch` (-67602): a host name mismatch has occurred (an SSL policy's host name is not
+/// among the leaf certificate's names).
+public let errSecHostNameMismatch: OSStatus = -67602
+/// `errSecUnknownCriticalExtensionFlag` (-67603): there is an unknown critical extension flag.
+public let errSecUnknownCriticalExtensionFlag: OSStatus = -67603
+/// `errSecNoBasicConstraintsCA` (-67605): no basic CA constraints were found.
+public let errSecNoBasicConstraintsCA: OSStatus = -67605
+/// `errSecInvalidCertificateRef` (-67690): an invalid certificate reference was encountered (Apple's code for a
+/// certificate that is not standards compliant).
+public let errSecInvalidCertificateRef: OSStatus = -67690
+/// `errSecCertificateExpired` (-67818): an expired certificate was detected (trust evaluation also answers it for
+/// a certificate that is not yet valid).
+public let errSecCertificateExpired: OSStatus = -67818
+/// `errSecCertificateNotValidYet` (-67819): the certificate is not yet valid.
+public let errSecCertificateNotValidYet: OSStatus = -67819
+/// `errSecCertificateRevoked` (-67820): the certificate was revoked.
+public let errSecCertificateRevoked: OSStatus = -67820
+/// `errSecNotTrusted` (-67843): the trust policy was not trusted (a chain that ends in a root nobody trusts).
+public let errSecNotTrusted: OSStatus = -67843
 /// `errSecUnsupportedOperation` (-4): Apple's alias of `errSecUnimplemented` in the keychain paths.
 public let errSecUnsupportedOperation: OSStatus = -4
 #endif

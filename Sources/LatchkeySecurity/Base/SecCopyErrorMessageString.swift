@@ -59,6 +59,14 @@ enum SecErrorMessages {
         -25264: "MAC verification failed during PKCS12 import (wrong password?)",
         -67712: "An invalid key was encountered.",
         -67808: "A cryptographic verification failure has occurred.",
+        -67602: "A host name mismatch has occurred.",
+        -67603: "There is an unknown critical extension flag.",
+        -67605: "No basic CA constraints were found.",
+        -67690: "An invalid certificate reference was encountered.",
+        -67818: "An expired certificate was detected.",
+        -67819: "The certificate is not yet valid.",
+        -67820: "The certificate was revoked.",
+        -67843: "The trust policy was not trusted.",
     ]
 }
 #endif
