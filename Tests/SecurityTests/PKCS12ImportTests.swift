@@ -205,6 +205,60 @@ private func derElements(_ bytes: ArraySlice<UInt8>) -> [(
     return result
 }
 
+/// `tag`'s constructed form with an indefinite length around `content` (BER, X.690 §8.1.3.6).
+private func indefinite(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+    [tag | 0x20, 0x80] + content + [0, 0]
+}
+
+/// An OCTET STRING in BER's constructed form: 16-byte primitive segments inside `tag` (0x24, or 0xA0 for an
+/// `[0] IMPLICIT OCTET STRING`), with an indefinite length.
+private func segmentedOctets(_ bytes: ArraySlice<UInt8>, tag: UInt8 = 0x24) -> [UInt8] {
+    var segments: [UInt8] = []
+    var index = bytes.startIndex
+    while index < bytes.endIndex {
+        let end = min(index + 16, bytes.endIndex)
+        segments += der(0x04, Array(bytes[index..<end]))
+        index = end
+    }
+    return indefinite(tag, segments)
+}
+
+/// openssl's DER `pfx` re-encoded as BER the way Windows and Java write it: indefinite lengths for the PFX, its
+/// ContentInfo and MacData, and the authenticated safe's OCTET STRING in segments (its octets, and so the MAC,
+/// unchanged). With `reencodingAuthSafe` the authenticated safe's own ContentInfos, plain data and encrypted
+/// content are re-encoded the same way (which invalidates a MAC: use a file without one).
+private func berPFX(_ pfx: [UInt8], reencodingAuthSafe: Bool) -> [UInt8] {
+    let parts = derElements(derElements(pfx[...])[0].content)  // version, authSafe ContentInfo, macData
+    let contentInfo = derElements(parts[1].content)  // contentType, [0] EXPLICIT OCTET STRING
+    let authSafe = derElements(contentInfo[1].content)[0].content
+    var safe = Array(authSafe)
+    if reencodingAuthSafe {
+        var infos: [UInt8] = []
+        for info in derElements(derElements(authSafe)[0].content) {
+            let fields = derElements(info.content)  // contentType, [0] EXPLICIT content
+            let inner = derElements(fields[1].content)[0]
+            var content = Array(inner.whole)
+            if inner.tag == 0x04 {  // data: the SafeContents' octets
+                content = segmentedOctets(inner.content)
+            } else if inner.tag == 0x30 {  // EncryptedData { version, EncryptedContentInfo }
+                let encrypted = derElements(inner.content)
+                let contentFields = derElements(encrypted[1].content)  // type, algorithm, [0] IMPLICIT octets
+                let encryptedInfo = indefinite(
+                    0x30,
+                    Array(contentFields[0].whole) + Array(contentFields[1].whole)
+                        + segmentedOctets(contentFields[2].content, tag: 0xA0)
+                )
+                content = indefinite(0x30, Array(encrypted[0].whole) + encryptedInfo)
+            }
+            infos += indefinite(0x30, Array(fields[0].whole) + indefinite(0xA0, content))
+        }
+        safe = indefinite(0x30, infos)
+    }
+    let macData = parts.count == 3 ? indefinite(0x30, Array(parts[2].content)) : []
+    let authSafeInfo = indefinite(0x30, Array(contentInfo[0].whole) + indefinite(0xA0, segmentedOctets(safe[...])))
+    return indefinite(0x30, Array(parts[0].whole) + authSafeInfo + macData)
+}
+
 /// Bytes from openssl's colon-separated or plain hex output.
 private func hexBytes(_ text: String) -> [UInt8] {
     let digits = text.filter(\.isHexDigit)
@@ -453,6 +507,30 @@ struct PKCS12ImportTests {
         let rebuilt = Data(der(0x30, Array(parts[0].whole) + Array(parts[1].whole) + macData))
         #expect(importP12(rebuilt).0 == errSecSuccess)
         #expect(importP12(rebuilt, passphrase: "wrong").0 == errSecAuthFailed)
+    }
+
+    /// BER as Windows and Java write it (indefinite lengths, constructed OCTET STRINGs), read by swift-asn1's
+    /// `BER.parse`: outside the authenticated safe with the MAC still valid, and inside it in a file without MAC.
+    @Test func berIndefiniteLengthsAndConstructedOctetStringsImport() throws {
+        let workspace = try OpenSSLWorkspace()
+        defer { workspace.remove() }
+        try workspace.selfSigned("leaf", key: .p256, subject: "/CN=leaf.example")
+        try workspace.export("leaf", to: "a.p12")
+        try workspace.export("leaf", to: "nomac.p12", ["-nomac"])
+        let (derStatus, derItems) = importP12(try workspace.read("a.p12"))
+        #expect(derStatus == errSecSuccess)
+        let expected = try chainDER(try #require(derItems?.first))
+        for (file, reencodingAuthSafe) in [("a.p12", false), ("nomac.p12", true)] {
+            let original = [UInt8](try workspace.read(file))
+            let ber = berPFX(original, reencodingAuthSafe: reencodingAuthSafe)
+            #expect(ber != original && ber[1] == 0x80)
+            let (status, items) = importP12(Data(ber))
+            #expect(status == errSecSuccess, "\(file)")
+            let item = try #require(items?.first, "\(file)")
+            #expect(try chainDER(item) == expected)
+            #expect(item[kSecImportItemLabel as String] as? String == "My Label")
+            #expect(importP12(Data(ber), passphrase: "wrong").0 == errSecAuthFailed, "\(file)")
+        }
     }
 
     @Test func nonStringPassphraseIsParamError() throws {

@@ -8,7 +8,11 @@ private struct OpenSSLCertificate {
     let directory: URL
     let der: Data
 
-    init(subject: String, extraArguments: [String] = []) throws {
+    init(
+        subject: String,
+        newKey: [String] = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"],
+        extraArguments: [String] = []
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("seccert-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // string_mask = default makes openssl write PrintableString where it can (normalized by the keychain).
@@ -16,11 +20,10 @@ private struct OpenSSLCertificate {
             .write(to: directory.appendingPathComponent("req.cnf"))
         try Self.run(
             [
-                "openssl", "req", "-x509", "-config", "req.cnf", "-newkey", "ec", "-pkeyopt",
-                "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", "key.pem", "-out", "cert.der", "-outform", "DER", "-days", "30", "-subj", subject,
+                "openssl", "req", "-x509", "-config", "req.cnf", "-nodes", "-keyout", "key.pem", "-out", "cert.der",
+                "-outform", "DER", "-days", "30", "-subj", subject,
             ]
-                + extraArguments,
+                + newKey + extraArguments,
             in: directory
         )
         der = try Data(contentsOf: directory.appendingPathComponent("cert.der"))
@@ -119,6 +122,57 @@ struct SecCertificateTests {
             #expect(refStatus == errSecSuccess)
             #expect(reference as? SecCertificate == certificate)
         }
+    }
+
+    /// Known difference from Apple (`SecCertificate`): swift-certificates decodes the public key and the signature
+    /// while parsing, so a certificate whose algorithm it does not support is refused, where Apple parses it.
+    @Test(arguments: [["-newkey", "ed448"], ["-newkey", "rsa:1024"]])
+    func unsupportedKeyAlgorithmIsRefused(newKey: [String]) throws {
+        let directory = try makeTemporaryDirectory("seccert-unsupported")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("[req]\ndistinguished_name = dn\n[dn]\n".utf8).write(to: directory.appendingPathComponent("req.cnf"))
+        try OpenSSLCertificate.run(
+            ["openssl", "req", "-x509", "-config", "req.cnf", "-nodes", "-keyout", "key.pem"] + newKey
+                + ["-out", "cert.der", "-outform", "DER", "-days", "30", "-subj", "/CN=unsupported.example.test"],
+            in: directory
+        )
+        let der = try Data(contentsOf: directory.appendingPathComponent("cert.der"))
+        #expect(SecCertificateCreateWithData(nil, der as CFData) == nil)
+    }
+
+    @Test func ed25519CertificateParsesWithoutASecKey() throws {
+        let generated = try OpenSSLCertificate(subject: "/CN=ed25519.example.test", newKey: ["-newkey", "ed25519"])
+        defer { generated.remove() }
+        let certificate = try #require(SecCertificateCreateWithData(nil, generated.der as CFData))
+        #expect(SecCertificateCopySubjectSummary(certificate).map { $0 as String } == "ed25519.example.test")
+        #expect(SecCertificateCopyKey(certificate) == nil)
+    }
+
+    @Test func fieldsMatchWhatOpenSSLReports() throws {
+        let generated = try OpenSSLCertificate(
+            subject: "/C=DE/O=Example  Org/OU=Unit/CN=fields.example.test",
+            extraArguments: ["-addext", "subjectKeyIdentifier=hash", "-set_serial", "0x00F1E2D3C4B5A69788"]
+        )
+        defer { generated.remove() }
+        let certificate = try #require(SecCertificateCreateWithData(nil, generated.der as CFData))
+        // The serial's content octets keep the leading zero its high bit needs.
+        let serial = Data(referencing: try #require(SecCertificateCopySerialNumberData(certificate, nil)))
+        #expect(serial == Data([0x00, 0xF1, 0xE2, 0xD3, 0xC4, 0xB5, 0xA6, 0x97, 0x88]))
+        // The normalized subject is a SEQUENCE of the certificate's SETs, in order, PrintableStrings upper-cased.
+        let subject = Data(referencing: try #require(SecCertificateCopyNormalizedSubjectSequence(certificate)))
+        let issuer = Data(referencing: try #require(SecCertificateCopyNormalizedIssuerSequence(certificate)))
+        #expect(subject == issuer)
+        let text = String(decoding: subject, as: UTF8.self)
+        let order = ["DE", "EXAMPLE ORG", "UNIT", "FIELDS.EXAMPLE.TEST"].map { text.range(of: $0)?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil })
+        #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
+        #expect(subject.first == 0x30)
+        #expect(text.range(of: "Example") == nil)
+        // The certificate's key is the one openssl made.
+        let key = try #require(SecCertificateCopyKey(certificate))
+        #expect(
+            SecKeyCopyExternalRepresentation(key, nil).map { Data(referencing: $0) } == (try generated.publicPoint())
+        )
     }
 
     @Test func callerLabelWinsOverSubjectSummary() throws {

@@ -1,29 +1,35 @@
 #if !canImport(Darwin)
+import Crypto
 import Foundation
+import SwiftASN1
+import X509
+import _CryptoExtras
 
 extension SecCertificate {
-    /// `rsaEncryption` (1.2.840.113549.1.1.1).
-    private static let rsaEncryption: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
-    /// `id-ecPublicKey` (1.2.840.10045.2.1).
-    private static let ecPublicKey: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
-
-    /// The certificate's public key as a `SecKey`; `nil` for key types this module does not support
-    /// (anything but RSA and uncompressed P-256/P-384/P-521 points).
+    /// The certificate's public key as a `SecKey`, from swift-certificates' decoded key; `nil` for key types
+    /// `SecKey` does not support (Ed25519).
     var publicKey: SecKey? {
-        let bits = Data(fields.subjectPublicKey)
-        switch fields.publicKeyAlgorithm {
-        case Self.rsaEncryption: return try? SecKey.make(type: 42, isPrivate: false, size: nil, data: bits)
-        case Self.ecPublicKey: return try? SecKey.make(type: 73, isPrivate: false, size: nil, data: bits)
-        default: return nil
-        }
+        let key = certificate.publicKey
+        if let p256 = P256.Signing.PublicKey(key) { return SecKey(.p256Public(p256)) }
+        if let p384 = P384.Signing.PublicKey(key) { return SecKey(.p384Public(p384)) }
+        if let p521 = P521.Signing.PublicKey(key) { return SecKey(.p521Public(p521)) }
+        if let rsa = _RSA.Signing.PublicKey(key) { return SecKey(.rsaPublic(rsa)) }
+        return nil
+    }
+
+    /// A normalized Name's contents as one DER SEQUENCE.
+    static func nameSequence(_ contents: [UInt8]) -> Data {
+        var serializer = DER.Serializer()
+        serializer.appendConstructedNode(identifier: .sequence) { $0.serializeRawBytes(contents) }
+        return Data(serializer.serializedBytes)
     }
 }
 
 /// `SecCertificateCopyKey`: the certificate's public key (mirrors Apple's function).
 ///
 /// - Parameter certificate: The certificate.
-/// - Returns: An RSA or EC public key, or `nil` when the key type is not supported (e.g. Ed25519, DSA, a
-///   compressed EC point).
+/// - Returns: An RSA or EC (P-256, P-384, P-521) public key, or `nil` when the key type is not supported
+///   (Ed25519).
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
     certificate.publicKey
 }
@@ -39,7 +45,7 @@ public func SecCertificateCopySerialNumberData(
     _ certificate: SecCertificate,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    NSData(data: Data(certificate.fields.serialContent))
+    NSData(data: Data(certificate.fields.serialNumber))
 }
 
 /// `SecCertificateCopyNormalizedIssuerSequence`: the issuer Name, normalized as the keychain stores it in
@@ -47,12 +53,12 @@ public func SecCertificateCopySerialNumberData(
 ///
 /// Usable as a `kSecAttrIssuer` query value: the keychain accepts the full SEQUENCE or its contents.
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
-    NSData(data: Data(DERReader.encode(0x30, DERReader.normalizedNameContents(certificate.fields.issuerContent))))
+    NSData(data: SecCertificate.nameSequence(certificate.normalizedIssuer))
 }
 
 /// `SecCertificateCopyNormalizedSubjectSequence`: the subject Name, normalized as the keychain stores it in
 /// `kSecAttrSubject`, as a DER SEQUENCE (mirrors Apple's function).
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
-    NSData(data: Data(DERReader.encode(0x30, DERReader.normalizedNameContents(certificate.fields.subjectContent))))
+    NSData(data: SecCertificate.nameSequence(certificate.normalizedSubject))
 }
 #endif

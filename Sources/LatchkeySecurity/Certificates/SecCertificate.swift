@@ -1,46 +1,63 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import X509
 
 /// `SecCertificate`: an X.509 certificate (mirrors Apple's `SecCertificateRef`).
 ///
-/// Holds the DER bytes and the fields the keychain derives from them. Two certificates are equal when their
-/// DER is.
+/// Holds the DER bytes, swift-certificates' parsed `Certificate` and the fields the keychain derives from them.
+/// Two certificates are equal when their DER is.
 ///
-/// Known differences from Apple: parsing checks the X.509 structure (TBSCertificate, names, validity, public
-/// key, extensions) but not signature algorithms or dates; no trust evaluation (`SecTrust`). (Parsed by the
-/// hand-written `DERReader` while this module was named `Security`, which swift-certificates' `X509` would have
-/// found through `canImport(Security)`; issue 17 moves it to swift-certificates.)
+/// Known differences from Apple: parsing is swift-certificates' `Certificate(derEncoded:)`, which checks the
+/// X.509 structure and decodes the public key and the signature, so certificates whose key or signature
+/// algorithm it does not support (RSA keys under 2048 bits, DSA, RSA-PSS, ECDSA with SHA-1 or SHA-224, Ed448,
+/// curves other than P-256/P-384/P-521) are refused, where Apple parses them
+/// (`SecCertificateTests.unsupportedKeyAlgorithmIsRefused`); dates are not checked here (`SecTrust` does).
 public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
-    /// The certificate's DER encoding.
+    /// The certificate's DER encoding, exactly as given.
     let der: Data
-    let fields: DERReader.CertificateFields
+    /// The certificate as swift-certificates parsed it.
+    let certificate: Certificate
+    /// The raw fields the keychain derives.
+    let fields: CertificateFields
 
     init?(der: Data) {
-        guard let fields = DERReader.certificateFields([UInt8](der)) else { return nil }
+        guard let certificate = try? Certificate(derEncoded: [UInt8](der)),
+            let fields = try? CertificateFields(certificate)
+        else { return nil }
         self.der = der
+        self.certificate = certificate
         self.fields = fields
     }
 
     /// The subject's common names (OID 2.5.4.3), in order.
     var commonNames: [String] {
-        DERReader.nameAttributes(fields.subjectContent).filter { $0.oid == [0x55, 0x04, 0x03] }.map(\.value)
+        fields.subject.attributes.filter { $0.type == CertificateName.commonName }.map(\.value)
     }
 
     /// Apple's subject summary: the last common name, else the first subject attribute value.
     var subjectSummary: String? {
-        commonNames.last ?? DERReader.nameAttributes(fields.subjectContent).first?.value
+        commonNames.last ?? fields.subject.attributes.first?.value
     }
+
+    /// The normalized subject Name contents (`kSecAttrSubject`).
+    var normalizedSubject: [UInt8] { fields.subject.normalizedContents }
+
+    /// The normalized issuer Name contents (`kSecAttrIssuer`).
+    var normalizedIssuer: [UInt8] { fields.issuer.normalizedContents }
+
+    /// `kSecAttrPublicKeyHash`: SHA-1 of the subject public key bits.
+    var publicKeyHash: Data { Data(Insecure.SHA1.hash(data: fields.subjectPublicKey)) }
 
     /// The attributes Apple derives when a certificate is added by reference (docs/apple-semantics.md §2.1).
     var attributeDictionary: [String: Any] {
         var attributes: [String: Any] = [
             "ctyp": fields.version + 1,
             "cenc": 3,
-            "subj": Data(DERReader.normalizedNameContents(fields.subjectContent)),
-            "issr": Data(DERReader.normalizedNameContents(fields.issuerContent)),
-            "slnr": Data(fields.serialContent),
-            "pkhh": Data(Insecure.SHA1.hash(data: fields.subjectPublicKey)),
+            "subj": Data(normalizedSubject),
+            "issr": Data(normalizedIssuer),
+            "slnr": Data(fields.serialNumber),
+            "pkhh": publicKeyHash,
         ]
         if let identifier = fields.subjectKeyIdentifier { attributes["skid"] = Data(identifier) }
         return attributes
@@ -67,7 +84,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 /// - Parameters:
 ///   - allocator: Ignored (`kCFAllocatorDefault` or `nil`).
 ///   - data: The DER bytes (not PEM).
-/// - Returns: The certificate, or `nil` when `data` is not a DER certificate.
+/// - Returns: The certificate, or `nil` when `data` is not a DER certificate swift-certificates accepts.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
     SecCertificate(der: Data(referencing: data))
 }

@@ -202,7 +202,9 @@ struct ItemRequest {
             var coerced = try schema.coerce(converted, for: name)
             // A full DER Name as kSecAttrIssuer is taken in its normalized contents form
             // (docs/apple-semantics.md §2.1).
-            if name == .issuer, let name = coerced.dataValue, let contents = DERReader.normalizedName(name) {
+            if name == .issuer, let name = coerced.dataValue,
+                let contents = CertificateName.normalizedContents(ofEncodedName: [UInt8](name))
+            {
                 coerced = .data(Data(contents))
             }
             attributes[name] = coerced

@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import SwiftASN1
 import _CryptoExtras
 
 /// `SecKey`: an asymmetric key (mirrors Apple's `SecKeyRef`).
@@ -125,7 +126,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
                 return key
             case (42, false):
                 // The backend's parser stops after the key's SEQUENCE; bytes after it are not a key (issue 14 fuzzing).
-                guard DERReader.single([UInt8](data))?.tag == 0x30 else {
+                guard (try? DER.parse([UInt8](data)))?.identifier == .sequence else {
                     throw SecKeyError(errSecParam, "The RSA key data is not a single DER SEQUENCE.")
                 }
                 let key = SecKey(.rsaPublic(try .init(derRepresentation: data)))

@@ -1,5 +1,4 @@
 #if !canImport(Darwin)
-import Crypto
 import Foundation
 
 /// One identity found in a PKCS#12 file: a private key, its certificate, the issuer chain and the bag attributes.
@@ -35,7 +34,7 @@ struct ImportedIdentity {
         var leaves: [(key: SecKey, keyBag: SafeBag, certificate: SecCertificate, certificateBag: SafeBag)] = []
         for (key, keyBag) in keys {
             let label = key.applicationLabel
-            let candidates = certificates.filter { Data(publicKeyHash($0.certificate)) == label }
+            let candidates = certificates.filter { publicKeyHash($0.certificate) == label }
             let sameKeyID = candidates.first { keyBag.localKeyID != nil && $0.bag.localKeyID == keyBag.localKeyID }
             guard let match = sameKeyID ?? candidates.first else { continue }
             leaves.append((key, keyBag, match.certificate, match.bag))
@@ -66,16 +65,16 @@ struct ImportedIdentity {
         return chain + remaining
     }
 
-    private static func publicKeyHash(_ certificate: SecCertificate) -> [UInt8] {
-        Array(Insecure.SHA1.hash(data: certificate.fields.subjectPublicKey))
+    private static func publicKeyHash(_ certificate: SecCertificate) -> Data {
+        certificate.publicKeyHash
     }
 
     private static func subject(_ certificate: SecCertificate) -> [UInt8] {
-        DERReader.normalizedNameContents(certificate.fields.subjectContent)
+        certificate.normalizedSubject
     }
 
     private static func issuer(_ certificate: SecCertificate) -> [UInt8] {
-        DERReader.normalizedNameContents(certificate.fields.issuerContent)
+        certificate.normalizedIssuer
     }
 
     private static func isSelfIssued(_ certificate: SecCertificate) -> Bool {

@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LatchkeyCrypto
+import SwiftASN1
 
 /// A PFX's `MacData` (RFC 7292 §4): the password MAC over the authenticated safe.
 ///
@@ -18,8 +19,8 @@ struct MACData {
     let iterations: Int
 
     /// Reads a `MacData` SEQUENCE { mac DigestInfo, macSalt OCTET STRING, iterations INTEGER DEFAULT 1 }.
-    init(_ element: BERElement) throws {
-        let parts = try element.sequence()
+    init(_ node: ASN1Node) throws {
+        let parts = try node.sequence()
         guard parts.count == 2 || parts.count == 3 else { throw PKCS12Error.malformed("Bad MacData.") }
         let digestInfo = try parts[0].sequence()
         guard digestInfo.count == 2 else { throw PKCS12Error.malformed("Bad MAC DigestInfo.") }

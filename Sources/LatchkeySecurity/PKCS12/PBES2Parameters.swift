@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LatchkeyCrypto
+import SwiftASN1
 
 /// The `AlgorithmIdentifier` of a PKCS#12 encryption (RFC 8018 §A.4 `PBES2-params`), read for
 /// `LatchkeyCrypto.PBES2`, which decrypts: PBKDF2 with an HMAC-SHA PRF, then AES-CBC.
@@ -20,7 +21,7 @@ struct PBES2Parameters {
     /// - Throws: `PKCS12Error.unsupported` for schemes other than PBES2/PBKDF2/AES-CBC,
     ///   `PKCS12Error.malformed` for bad parameters.
     init(_ algorithm: AlgorithmIdentifier) throws {
-        if algorithm.oid.starts(with: PKCS12OID.pkcs12PBEPrefix) {
+        if algorithm.oid.oidComponents.starts(with: PKCS12OID.pkcs12PBEArc) {
             throw PKCS12Error.unsupported("Legacy PKCS#12 PBE encryption (RC2/3DES/RC4) is not supported.")
         }
         guard algorithm.oid == PKCS12OID.pbes2, let parameters = algorithm.parameters else {

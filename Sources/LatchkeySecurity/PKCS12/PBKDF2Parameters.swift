@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LatchkeyCrypto
+import SwiftASN1
 
 /// PBKDF2 parameters (RFC 8018 §A.2): salt, iteration count, optional key length and PRF (HMAC-SHA-1 when
 /// absent), read for `LatchkeyCrypto.PBKDF2`.
@@ -23,7 +24,7 @@ struct PBKDF2Parameters {
             throw PKCS12Error.unsupported("Only PBKDF2 is supported as PBES2 key derivation function.")
         }
         var parts = try parameters.sequence()[...]
-        guard let saltElement = parts.popFirst(), saltElement.tag == 0x04 || saltElement.tag == 0x24 else {
+        guard let saltElement = parts.popFirst(), saltElement.identifier == .octetString else {
             throw PKCS12Error.unsupported("Only specified PBKDF2 salts are supported.")
         }
         salt = try saltElement.octets()
@@ -32,7 +33,7 @@ struct PBKDF2Parameters {
         }
         guard count <= PBKDF2.maximumIterations else { throw PKCS12Error.unsupported("Too many PBKDF2 rounds.") }
         iterations = count
-        if parts.first?.tag == 0x02 {
+        if parts.first?.identifier == .integer {
             keyLength = try parts.popFirst()?.smallInteger()
         } else {
             keyLength = nil

@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Foundation
 import LatchkeyCrypto
+import SwiftASN1
 
 /// Reads a PFX (RFC 7292): checks the version and the password MAC, decrypts the authenticated safe and
 /// collects its key and certificate bags, in file order.
@@ -30,7 +31,7 @@ struct PFXParser {
 
     private mutating func parse(_ pfx: [UInt8]) throws {
         guard !pfx.isEmpty else { throw PKCS12Error.malformed("Empty input.") }
-        let parts = try BERElement.single(pfx[...]).sequence()
+        let parts = try PKCS12ASN1.parse(pfx).sequence()
         guard parts.count == 2 || parts.count == 3 else { throw PKCS12Error.malformed("Bad PFX.") }
         guard try parts[0].smallInteger() == 3 else { throw PKCS12Error.unsupported("Only PFX version 3.") }
         let authSafeInfo = try parts[1].sequence()
@@ -45,18 +46,18 @@ struct PFXParser {
             try MACData(parts[2]).verify(authSafe, passphrase: passphrase)
             macVerified = true
         }
-        for info in try BERElement.single(authSafe[...]).sequence() {
+        for info in try PKCS12ASN1.parse(authSafe).sequence() {
             try readContentInfo(info)
         }
     }
 
     /// One ContentInfo of the AuthenticatedSafe: plain `data` or password-`encryptedData`.
-    private mutating func readContentInfo(_ element: BERElement) throws {
-        let parts = try element.sequence()
+    private mutating func readContentInfo(_ node: ASN1Node) throws {
+        let parts = try node.sequence()
         guard parts.count == 2 else { throw PKCS12Error.malformed("Bad ContentInfo.") }
         switch try parts[0].objectIdentifier() {
         case PKCS12OID.data:
-            try readSafeContents(try parts[1].explicit(0).octets(), depth: 0)
+            try readSafeContents(PKCS12ASN1.parse(try parts[1].explicit(0).octets()), depth: 0)
         case PKCS12OID.encryptedData:
             // EncryptedData ::= SEQUENCE { version, EncryptedContentInfo SEQUENCE { contentType,
             //   contentEncryptionAlgorithm, encryptedContent [0] IMPLICIT OCTET STRING } }
@@ -65,7 +66,7 @@ struct PFXParser {
             let info = try encrypted[1].sequence()
             guard info.count == 3 else { throw PKCS12Error.malformed("Bad EncryptedContentInfo.") }
             let algorithm = try AlgorithmIdentifier(info[1])
-            let ciphertext = try info[2].octets(primitiveTag: 0x80)
+            let ciphertext = try info[2].octets(ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific))
             var plaintext = try PBES2Parameters.decrypt(
                 ciphertext,
                 algorithm: algorithm,
@@ -74,7 +75,7 @@ struct PFXParser {
             )
             defer { wipe(&plaintext) }
             do {
-                try readSafeContents(plaintext, depth: 0)
+                try readSafeContents(PKCS12ASN1.parse(plaintext), depth: 0)
             } catch let error as PKCS12Error where error.kind == .malformed && !macVerified {
                 throw PKCS12Error.decryptionFailed(macVerified: false)
             }
@@ -86,9 +87,9 @@ struct PFXParser {
     }
 
     /// A SafeContents: a SEQUENCE OF SafeBag.
-    private mutating func readSafeContents(_ bytes: [UInt8], depth: Int) throws {
+    private mutating func readSafeContents(_ node: ASN1Node, depth: Int) throws {
         guard depth <= Self.maximumBagDepth else { throw PKCS12Error.malformed("safeContentsBags nest too deeply.") }
-        for bag in try BERElement.single(bytes[...]).sequence() {
+        for bag in try node.sequence() {
             let parts = try bag.sequence()
             guard parts.count == 2 || parts.count == 3 else { throw PKCS12Error.malformed("Bad SafeBag.") }
             let bagType = try parts[0].objectIdentifier()
@@ -97,7 +98,7 @@ struct PFXParser {
             let content: SafeBag.Value
             switch bagType {
             case PKCS12OID.keyBag:
-                var der = Array(value.encoding)
+                var der = Array(value.encodedBytes)
                 defer { wipe(&der) }
                 content = .privateKey(try PKCS8.privateKey(der))
             case PKCS12OID.pkcs8ShroudedKeyBag:
@@ -127,7 +128,7 @@ struct PFXParser {
                 }
                 content = .certificate(certificate)
             case PKCS12OID.safeContentsBag:
-                try readSafeContents(Array(value.encoding), depth: depth + 1)
+                try readSafeContents(value, depth: depth + 1)
                 continue
             default:
                 continue  // crlBag, secretBag and unknown bag types carry nothing an identity needs.

@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import SwiftASN1
 import _CryptoExtras
 
 /// Private keys from PKCS#8 `PrivateKeyInfo` (RFC 5208): EC P-256, P-384, P-521 and RSA (2048 bits or more,
@@ -11,7 +12,7 @@ enum PKCS8 {
     /// - Throws: `PKCS12Error.unsupported` for other key types (Ed25519, DSA, X25519, other curves) or RSA
     ///   keys under 2048 bits, `PKCS12Error.malformed` for encodings that do not parse.
     static func privateKey(_ der: [UInt8]) throws -> SecKey {
-        let parts = try BERElement.single(der[...]).sequence()
+        let parts = try PKCS12ASN1.parse(der).sequence()
         guard parts.count >= 3 else { throw PKCS12Error.malformed("Bad PrivateKeyInfo.") }
         let version = try parts[0].smallInteger()
         guard version == 0 || version == 1 else { throw PKCS12Error.malformed("Bad PrivateKeyInfo version.") }

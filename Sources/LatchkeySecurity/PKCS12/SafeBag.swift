@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import SwiftASN1
 
 /// One PKCS#12 SafeBag this import uses: a private key or a certificate, with its bag attributes.
 struct SafeBag {
@@ -17,11 +18,11 @@ struct SafeBag {
     let localKeyID: Data?
 
     /// Reads `friendlyName` and `localKeyID` from a SafeBag's `bagAttributes` SET; other attributes are ignored.
-    static func attributes(_ element: BERElement?) throws -> (friendlyName: String?, localKeyID: Data?) {
-        guard let element else { return (nil, nil) }
+    static func attributes(_ node: ASN1Node?) throws -> (friendlyName: String?, localKeyID: Data?) {
+        guard let node else { return (nil, nil) }
         var friendlyName: String?
         var localKeyID: Data?
-        for attribute in try element.set() {
+        for attribute in try node.set() {
             let parts = try attribute.sequence()
             guard parts.count == 2 else { throw PKCS12Error.malformed("Bad bag attribute.") }
             let oid = try parts[0].objectIdentifier()
@@ -41,8 +42,8 @@ struct SafeBag {
     }
 
     /// The text of a BMPString (UTF-16BE).
-    private static func bmpString(_ element: BERElement) throws -> String {
-        let bytes = try element.octets(primitiveTag: 0x1E)
+    private static func bmpString(_ node: ASN1Node) throws -> String {
+        let bytes = try node.octets(.bmpString)
         guard bytes.count % 2 == 0 else { throw PKCS12Error.malformed("Odd BMPString length.") }
         let units = stride(from: 0, to: bytes.count, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
         return String(decoding: units, as: UTF16.self)

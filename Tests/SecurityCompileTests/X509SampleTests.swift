@@ -1,0 +1,106 @@
+#if !canImport(Darwin)
+import Foundation
+import LatchkeyTesting
+import Testing
+
+/// Builds and runs `Samples/WithX509`, an executable that depends on Latchkey's `LatchkeySecurity` and on
+/// swift-certificates' `X509` together (issue 17): swift-certificates makes a certificate, the Apple face reads
+/// it back. `X509` probes `#if canImport(Security)`; with no module named `Security` in the build it must build
+/// from clean twice in a row (the shim route failed there, docs/apple-compatibility.md "Porting routes").
+///
+/// The sample has a scratch path of its own, `.build-samples-x509`: the porting routes' `.build-samples` holds
+/// the `Security` shim's module, which is exactly the tree `X509` must not be compiled in. Before each build
+/// the build products are removed; the resolved checkouts stay, so no build fetches anything twice.
+@Suite(.serialized)
+struct X509SampleTests {
+    /// The repository root (this file is `Tests/SecurityCompileTests/X509SampleTests.swift`).
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    /// The sample's own scratch path.
+    private static let scratch = root + "/.build-samples-x509"
+
+    @Test func sampleWithX509BuildsCleanTwiceInARowAndRuns() throws {
+        let swift = try #require(
+            Self.executable(named: "swift"),
+            "peer swift missing: the Swift toolchain's `swift` must be on PATH (swift.org's Linux toolchain)"
+        )
+        var times: [Duration] = []
+        for round in 1...2 {
+            try Self.removeBuildProducts()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let build = try Self.run(
+                swift,
+                [
+                    "build", "--package-path", Self.root + "/Samples/WithX509", "--scratch-path", Self.scratch,
+                    "--disable-build-manifest-caching",
+                ]
+            )
+            times.append(clock.now - start)
+            try #require(build.status == 0, "clean build \(round) of Samples/WithX509 failed:\n\(build.output)")
+            #expect(
+                !FileManager.default.fileExists(atPath: Self.scratch + "/debug/Modules/Security.swiftmodule"),
+                "build \(round) wrote a Security module"
+            )
+        }
+        print("Samples/WithX509 clean builds: \(times.map { $0.formatted(.units(allowed: [.seconds])) })")
+
+        let linked = try Self.linkedModules()
+        #expect(linked.isSuperset(of: ["X509", "SwiftASN1", "LatchkeySecurity", "WithX509"]), "\(linked)")
+        #expect(linked.isDisjoint(with: ["Security", "LocalAuthentication"]), "\(linked)")
+
+        let sample = try Self.run(Self.scratch + "/debug/WithX509", [])
+        #expect(sample.status == 0, "Samples/WithX509 failed:\n\(sample.output)")
+        #expect(sample.output == "with X509: x509-sample.example, serial true, key true, DER true\n")
+    }
+
+    /// Removes everything in the scratch path but the resolved dependencies (`checkouts`, `repositories`,
+    /// `artifacts` and the workspace state), so that the next build compiles every module anew.
+    private static func removeBuildProducts() throws {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: scratch) else { return }
+        let kept: Set<String> = ["checkouts", "repositories", "artifacts", "workspace-state.json"]
+        for entry in try manager.contentsOfDirectory(atPath: scratch) where !kept.contains(entry) {
+            try manager.removeItem(atPath: scratch + "/" + entry)
+        }
+    }
+
+    /// The modules whose objects SwiftPM linked into the sample (`<Module>.build/` directories named by its
+    /// `Objects.LinkFileList`).
+    private static func linkedModules() throws -> Set<String> {
+        let list = try String(
+            contentsOfFile: scratch + "/debug/WithX509.product/Objects.LinkFileList",
+            encoding: .utf8
+        )
+        return Set(list.matches(of: /\/([A-Za-z0-9_]+)\.build\//).map { String($0.output.1) })
+    }
+
+    /// What a finished child process left: its exit status and its standard output and error.
+    private struct Finished {
+        var status: Int32
+        var output: String
+    }
+
+    /// Runs `executable` to its end, reading its output while it runs (a full pipe would block it).
+    private static func run(_ executable: String, _ arguments: [String]) throws -> Finished {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try ProcessLaunch.run(process)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Finished(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// The first executable called `name` on `PATH`, then in `/usr/bin`.
+    private static func executable(named name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin"]
+        return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+#endif
