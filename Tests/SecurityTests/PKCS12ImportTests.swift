@@ -205,7 +205,7 @@ private func derElements(_ bytes: ArraySlice<UInt8>) -> [(
     return result
 }
 
-/// `tag`'s constructed form with an indefinite length around `content` (BER, X.690 §8.1.3.6).
+/// `tag`'s constructed form with an indefinite length around `content` (BER, X.690 section 8.1.3.6).
 private func indefinite(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
     [tag | 0x20, 0x80] + content + [0, 0]
 }

@@ -13,8 +13,8 @@ nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
 /// `kSecImportItemTrust` (`"trust"`): Result key of Apple's `SecTrust` for the identity.
 ///
-/// Defined so that code naming it compiles; never present in `SecPKCS12Import` results here, since `SecTrust`
-/// does not exist on Linux.
+/// Defined so that code naming it compiles; never present in `SecPKCS12Import` results here: the import builds
+/// no `SecTrust` (make one from `kSecImportItemCertChain` with `SecTrustCreateWithCertificates`).
 nonisolated(unsafe) public let kSecImportItemTrust: CFString = "trust"
 /// `kSecImportItemCertChain` (`"chain"`): Result key: the certificate chain, a `CFArray` of `SecCertificate`,
 /// leaf first.
@@ -48,8 +48,8 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// EC P-256/P-384/P-521 and RSA (at least 2048 bits) private keys. Other bags are skipped.
 ///
 /// Known differences from Apple, each pinned by a test in `PKCS12ImportTests`:
-/// - `kSecImportItemTrust` is never present (no `SecTrust` on Linux) and the chain is ordered by subject and
-///   issuer names, not built and evaluated by `SecTrust` (`resultHoldsIdentityChainLabelAndKeyIDButNoTrust`).
+/// - `kSecImportItemTrust` is never present (the import builds no `SecTrust`) and the chain is ordered by subject
+///   and issuer names, not built and evaluated by `SecTrust` (`resultHoldsIdentityChainLabelAndKeyIDButNoTrust`).
 /// - Legacy PKCS#12 PBE encryption (`openssl pkcs12 -legacy`: RC2, 3DES) gives `errSecDecode`, where Apple
 ///   decrypts it (`legacyEncryptionGivesDecodeError`).
 /// - A file without MAC imports (Apple requires the MAC, `errSecDecode`); a wrong passphrase then shows as a
