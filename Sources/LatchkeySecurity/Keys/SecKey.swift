@@ -125,7 +125,8 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
                 }
                 return key
             case (42, false):
-                // The backend's parser stops after the key's SEQUENCE; bytes after it are not a key (issue 14 fuzzing).
+                // The backend's parser stops after the key's SEQUENCE; bytes after it are not a key (issue 14
+                // fuzzing). swift-asn1's DER.parse takes exactly one element and refuses trailing bytes.
                 guard (try? DER.parse([UInt8](data)))?.identifier == .sequence else {
                     throw SecKeyError(errSecParam, "The RSA key data is not a single DER SEQUENCE.")
                 }
