@@ -30,8 +30,10 @@ private func chainDER(_ trust: SecTrust) throws -> [Data] {
     return chain.map { SecCertificateCopyData($0) as Data }
 }
 
-/// The public chain (leaf, intermediate) as certificates.
+/// The public chain (leaf, intermediate) as certificates; fails the test when the system's CA bundle, which
+/// holds its root, is missing.
 private func publicChain() throws -> [SecCertificate] {
+    try TrustPublicChain.requireSystemBundle()
     let der = TrustPEM.der(TrustPublicChain.leafPEM) + TrustPEM.der(TrustPublicChain.intermediatePEM)
     #expect(der.count == 2)
     return try der.map { try #require(SecCertificateCreateWithData(nil, $0 as CFData)) }

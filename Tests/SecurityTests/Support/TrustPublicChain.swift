@@ -1,5 +1,6 @@
 #if !canImport(Darwin)
 import Foundation
+import Testing
 
 /// A real public TLS chain for the `SecTrust` tests: `www.apple.com`'s leaf and its intermediate, as its server
 /// sent them in 2022.
@@ -17,6 +18,19 @@ enum TrustPublicChain {
     static let dateAfterExpiry = Date(timeIntervalSince1970: 1_704_067_200)
     /// The root's subject summary (its common name).
     static let rootName = "DigiCert High Assurance EV Root CA"
+
+    /// Fails the calling test, naming the Debian package, when the system's CA bundle is missing (the tests that
+    /// evaluate through the system's roots need it; they never skip).
+    static func requireSystemBundle(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(
+            FileManager.default.isReadableFile(atPath: "/etc/ssl/certs/ca-certificates.crt"),
+            Comment(
+                rawValue: "peer /etc/ssl/certs/ca-certificates.crt missing: install the Debian package "
+                    + "ca-certificates (apt-get install -y ca-certificates; .ci/run installs every peer)"
+            ),
+            sourceLocation: sourceLocation
+        )
+    }
 
     /// The leaf, `CN=www.apple.com`, issued by Apple Public EV Server RSA CA 2 - G1.
     static let leafPEM = """
