@@ -321,6 +321,30 @@ struct SecTrustTests {
         #expect(expired.localizedDescription == "“www.apple.com” certificate is expired")
     }
 
+    @Test func deprecatedEvaluateAnswersUnspecifiedOrRecoverableFailure() throws {
+        let factory = try TrustChainFactory()
+        defer { factory.remove() }
+        let root = try factory.root()
+        let leaf = try factory.leaf(signedBy: root)
+        let trust = try makeTrust(
+            [leaf.certificate],
+            policies: [SecPolicyCreateSSL(true, "leaf.latchkey.test" as CFString)],
+            anchors: [root.certificate]
+        )
+        var result = SecTrustResultType.invalid
+        #expect(SecTrustEvaluate(trust, &result) == errSecSuccess)
+        #expect(result == .unspecified)
+        #expect(result.rawValue == 4)
+        #expect(
+            SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, "other.latchkey.test" as CFString)) == errSecSuccess
+        )
+        #expect(SecTrustGetTrustResult(trust, &result) == errSecSuccess)
+        #expect(result == .recoverableTrustFailure)
+        #expect(result.rawValue == 5)
+        #expect(SecTrustEvaluate(trust, &result) == errSecSuccess)
+        #expect(result == .recoverableTrustFailure)
+    }
+
     @Test func copyKeyIsTheLeafsPublicKey() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }

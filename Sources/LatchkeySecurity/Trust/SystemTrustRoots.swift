@@ -15,6 +15,9 @@ enum SystemTrustRoots {
     /// The bundle's certificates (Swift runs a `static let` initializer once, on first use, thread-safely).
     static let certificates: [Certificate] = load(from: bundlePath)
 
+    /// `certificates` as swift-certificates' store (indexed by subject once, not per evaluation).
+    static let store = CertificateStore(certificates)
+
     /// The certificates of the PEM bundle at `path`; blocks that do not parse as certificates are left out, so
     /// one odd entry does not drop the whole store.
     static func load(from path: String) -> [Certificate] {

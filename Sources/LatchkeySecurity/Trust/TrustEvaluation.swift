@@ -44,10 +44,11 @@ struct TrustEvaluation: Sendable {
             )
         }
         let intermediates = Array(inputs.dropFirst())
-        let roots = anchors + (settings.anchorsOnly ? [] : SystemTrustRoots.certificates)
+        let roots =
+            settings.anchorsOnly ? CertificateStore(anchors) : SystemTrustRoots.store.appending(contentsOf: anchors)
         let policy = TrustPolicy(policies: settings.policies, validationTime: validationTime)
 
-        var verifier = Verifier(rootCertificates: CertificateStore(roots)) { policy }
+        var verifier = Verifier(rootCertificates: roots) { policy }
         let outcome = await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
 
         switch outcome {
