@@ -191,6 +191,24 @@ struct SecTrustTests {
         )
     }
 
+    @Test func unknownCriticalExtensionIsNotStandardsCompliant() throws {
+        let factory = try TrustChainFactory()
+        defer { factory.remove() }
+        let root = try factory.root()
+        let leaf = try factory.leaf(signedBy: root, extraExtensions: ["1.3.6.1.4.1.55555.1 = critical, ASN1:NULL"])
+        let trust = try makeTrust([leaf.certificate], anchors: [root.certificate])
+        let failure = try #require(evaluate(trust).error)
+        #expect(CFErrorGetCode(failure) == Int(errSecUnknownCriticalExtensionFlag))
+        #expect(failure.localizedDescription == "“leaf.latchkey.test” certificate is not standards compliant")
+        let underlying = try #require(failure.userInfo[NSUnderlyingErrorKey] as? NSError)
+        // The root is trusted: only the extension is reported.
+        #expect(
+            underlying.localizedDescription
+                == "Certificate 0 “leaf.latchkey.test” has errors: Found unknown critical extensions;"
+        )
+        #expect(try chainDER(trust) == [leaf.der, root.der])
+    }
+
     @Test func unknownRootIsNotTrustedAndNamesTheRoot() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }

@@ -18,6 +18,9 @@ enum SystemTrustRoots {
     /// `certificates` as swift-certificates' store (indexed by subject once, not per evaluation).
     static let store = CertificateStore(certificates)
 
+    /// `certificates` as a set, to tell whether a certificate is one of them.
+    static let set = Set(certificates)
+
     /// The certificates of the PEM bundle at `path`; blocks that do not parse as certificates are left out, so
     /// one odd entry does not drop the whole store.
     static func load(from path: String) -> [Certificate] {

@@ -61,8 +61,16 @@ struct TrustEvaluation: Sendable {
                 if problems.isEmpty { problems = [TrustProblem(check: .basicCertificateProcessing, index: 0)] }
                 return Self.result(chain: Array(failure.chain), problems: problems, known: known)
             }
-            let path = Self.bestPath(from: leaf, through: intermediates + anchors)
-            var problems = [TrustProblem(check: path.end, index: path.chain.count - 1)]
+            let system = settings.anchorsOnly ? [] : SystemTrustRoots.certificates
+            let path = Self.bestPath(from: leaf, through: intermediates + anchors + system)
+            var problems: [TrustProblem] = []
+            let top = path.chain[path.chain.count - 1]
+            let trustedTop = anchors.contains(top) || (!settings.anchorsOnly && SystemTrustRoots.set.contains(top))
+            // A path that reaches a trusted root failed for another reason (a critical extension `Verifier`
+            // does not understand, checked below), not for its root.
+            if path.end == .missingIntermediate || !trustedTop {
+                problems.append(TrustProblem(check: path.end, index: path.chain.count - 1))
+            }
             for (index, certificate) in path.chain.enumerated() {
                 if policy.hasUnknownCriticalExtension(certificate) {
                     problems.append(TrustProblem(check: .criticalExtensions, index: index))
@@ -71,6 +79,7 @@ struct TrustEvaluation: Sendable {
                     problems.append(TrustProblem(check: .temporalValidity, index: index))
                 }
             }
+            if problems.isEmpty { problems = [TrustProblem(check: .basicCertificateProcessing, index: 0)] }
             return Self.result(chain: path.chain, problems: problems, known: known)
         }
     }

@@ -64,12 +64,14 @@ final class TrustChainFactory {
         try issue(name: name, extensions: "intermediate_ext", issuer: issuer, notBefore: notBefore, notAfter: notAfter)
     }
 
-    /// A TLS server leaf signed by `issuer`, valid for `dnsName` (subject alternative name and common name).
+    /// A TLS server leaf signed by `issuer`, valid for `dnsName` (subject alternative name and common name), with
+    /// `extraExtensions` (lines of an `openssl` extension section) added.
     func leaf(
         signedBy issuer: Issued,
         dnsName: String = "leaf.latchkey.test",
         from notBefore: String = "20200101000000Z",
-        to notAfter: String = "20491231235959Z"
+        to notAfter: String = "20491231235959Z",
+        extraExtensions: [String] = []
     ) throws -> Issued {
         let section = "leaf_ext_\(counter)"
         let extensions = """
@@ -81,6 +83,7 @@ final class TrustChainFactory {
             subjectAltName = DNS:\(dnsName)
             subjectKeyIdentifier = hash
             authorityKeyIdentifier = keyid
+            \(extraExtensions.joined(separator: "\n"))
 
             """
         let configuration = directory.appendingPathComponent("ca.cnf")
