@@ -124,20 +124,38 @@ struct SecCertificateTests {
         }
     }
 
-    /// Known difference from Apple (`SecCertificate`): swift-certificates decodes the public key and the signature
-    /// while parsing, so a certificate whose algorithm it does not support is refused, where Apple parses it.
-    @Test(arguments: [["-newkey", "ed448"], ["-newkey", "rsa:1024"]])
-    func unsupportedKeyAlgorithmIsRefused(newKey: [String]) throws {
+    /// Known difference from Apple (`SecCertificate`): a certificate whose algorithm swift-certificates cannot use
+    /// (Ed448, RSA under 2048 bits, DSA) parses, as by Apple, with its fields, but `SecCertificateCopyKey` is `nil`.
+    @Test(arguments: [
+        ["-newkey", "ed448"], ["-newkey", "rsa:1024"], ["-newkey", "dsa:dsa.pem", "-sha256"],
+    ])
+    func certificateWithAnAlgorithmX509LacksStillParses(newKey: [String]) throws {
         let directory = try makeTemporaryDirectory("seccert-unsupported")
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("[req]\ndistinguished_name = dn\n[dn]\n".utf8).write(to: directory.appendingPathComponent("req.cnf"))
+        if newKey.contains("dsa:dsa.pem") {
+            try OpenSSLCertificate.run(
+                ["openssl", "genpkey", "-genparam", "-algorithm", "DSA", "-out", "dsa.pem"],
+                in: directory
+            )
+        }
         try OpenSSLCertificate.run(
             ["openssl", "req", "-x509", "-config", "req.cnf", "-nodes", "-keyout", "key.pem"] + newKey
-                + ["-out", "cert.der", "-outform", "DER", "-days", "30", "-subj", "/CN=unsupported.example.test"],
+                + [
+                    "-out", "cert.der", "-outform", "DER", "-days", "30", "-set_serial", "4660", "-subj",
+                    "/O=Legacy Org/CN=legacy.example.test",
+                ],
             in: directory
         )
         let der = try Data(contentsOf: directory.appendingPathComponent("cert.der"))
-        #expect(SecCertificateCreateWithData(nil, der as CFData) == nil)
+        let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
+        #expect(Data(referencing: SecCertificateCopyData(certificate)) == der)
+        #expect(SecCertificateCopySubjectSummary(certificate).map { $0 as String } == "legacy.example.test")
+        let serial = try #require(SecCertificateCopySerialNumberData(certificate, nil))
+        #expect(Data(referencing: serial) == Data([0x12, 0x34]))
+        #expect(SecCertificateCopyKey(certificate) == nil)
+        // Damaged structure is still refused.
+        #expect(SecCertificateCreateWithData(nil, der.dropLast() as CFData) == nil)
     }
 
     @Test func ed25519CertificateParsesWithoutASecKey() throws {

@@ -7,9 +7,9 @@ import _CryptoExtras
 
 extension SecCertificate {
     /// The certificate's public key as a `SecKey`, from swift-certificates' decoded key; `nil` for key types
-    /// `SecKey` does not support (Ed25519).
+    /// `SecKey` does not support (Ed25519) or swift-certificates could not decode.
     var publicKey: SecKey? {
-        let key = certificate.publicKey
+        guard let key = certificate?.publicKey else { return nil }
         if let p256 = P256.Signing.PublicKey(key) { return SecKey(.p256Public(p256)) }
         if let p384 = P384.Signing.PublicKey(key) { return SecKey(.p384Public(p384)) }
         if let p521 = P521.Signing.PublicKey(key) { return SecKey(.p521Public(p521)) }
@@ -28,8 +28,8 @@ extension SecCertificate {
 /// `SecCertificateCopyKey`: the certificate's public key (mirrors Apple's function).
 ///
 /// - Parameter certificate: The certificate.
-/// - Returns: An RSA or EC (P-256, P-384, P-521) public key, or `nil` when the key type is not supported
-///   (Ed25519).
+/// - Returns: An RSA (2048 bits or more) or EC (P-256, P-384, P-521) public key, or `nil` when the key type is
+///   not supported (Ed25519, DSA, RSA under 2048 bits, other curves).
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
     certificate.publicKey
 }

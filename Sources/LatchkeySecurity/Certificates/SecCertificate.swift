@@ -1,6 +1,7 @@
 #if !canImport(Darwin)
 import Crypto
 import Foundation
+import SwiftASN1
 import X509
 
 /// `SecCertificate`: an X.509 certificate (mirrors Apple's `SecCertificateRef`).
@@ -8,23 +9,34 @@ import X509
 /// Holds the DER bytes, swift-certificates' parsed `Certificate` and the fields the keychain derives from them.
 /// Two certificates are equal when their DER is.
 ///
-/// Known differences from Apple: parsing is swift-certificates' `Certificate(derEncoded:)`, which checks the
-/// X.509 structure and decodes the public key and the signature, so certificates whose key or signature
-/// algorithm it does not support (RSA keys under 2048 bits, DSA, RSA-PSS, ECDSA with SHA-1 or SHA-224, Ed448,
-/// curves other than P-256/P-384/P-521) are refused, where Apple parses them
-/// (`SecCertificateTests.unsupportedKeyAlgorithmIsRefused`); dates are not checked here (`SecTrust` does).
+/// Parsed by swift-certificates (`Certificate(derEncoded:)`, which the keychain's fields and `SecTrust` use) and
+/// read with swift-asn1 for the exact bytes the keychain stores (`CertificateFields`).
+///
+/// Known differences from Apple: dates are not checked here (`SecTrust` does). A certificate whose key or
+/// signature algorithm swift-certificates cannot use (RSA keys under 2048 bits, DSA, RSA-PSS, ECDSA with SHA-1
+/// or SHA-224, Ed448, other curves) is still accepted when its structure is sound, as by Apple, but
+/// `SecCertificateCopyKey` gives `nil` for it (`SecCertificateTests.certificateWithAnAlgorithmX509LacksStillParses`).
 public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
     /// The certificate's DER encoding, exactly as given.
     let der: Data
-    /// The certificate as swift-certificates parsed it.
-    let certificate: Certificate
+    /// The certificate as swift-certificates parsed it; `nil` when it refused only the key or signature
+    /// algorithm (or key size), not the structure.
+    let certificate: Certificate?
     /// The raw fields the keychain derives.
     let fields: CertificateFields
 
+    /// Parses `der`; `nil` unless it is one DER X.509 certificate.
     init?(der: Data) {
-        guard let certificate = try? Certificate(derEncoded: [UInt8](der)),
-            let fields = try? CertificateFields(certificate)
-        else { return nil }
+        let bytes = [UInt8](der)
+        var certificate: Certificate?
+        do {
+            certificate = try Certificate(derEncoded: bytes)
+        } catch is ASN1Error {
+            return nil  // malformed: swift-certificates' structural verdict stands
+        } catch {
+            certificate = nil  // an algorithm, key size or point swift-certificates (swift-crypto) cannot use
+        }
+        guard let fields = try? CertificateFields(derEncoded: bytes) else { return nil }
         self.der = der
         self.certificate = certificate
         self.fields = fields
