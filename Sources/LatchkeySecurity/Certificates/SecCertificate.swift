@@ -9,8 +9,8 @@ import X509
 /// Holds the DER bytes, swift-certificates' parsed `Certificate` and the fields the keychain derives from them.
 /// Two certificates are equal when their DER is.
 ///
-/// Parsed by swift-certificates (`Certificate(derEncoded:)`, which the keychain's fields and `SecTrust` use) and
-/// read with swift-asn1 for the exact bytes the keychain stores (`CertificateFields`).
+/// Parsed by swift-certificates (`Certificate(derEncoded:)`, which gives the public key) and read with swift-asn1
+/// for the exact bytes the keychain stores (`CertificateFields`); docs/apple-compatibility.md, "X.509".
 ///
 /// Known differences from Apple: dates are not checked here (`SecTrust` does). A certificate whose key or
 /// signature algorithm swift-certificates cannot use (RSA keys under 2048 bits, DSA, RSA-PSS, ECDSA with SHA-1
