@@ -209,6 +209,20 @@ struct SecTrustTests {
         #expect(try chainDER(trust) == [leaf.der, root.der])
     }
 
+    @Test func nonCAIssuerIsNoBasicConstraintsCAForThatCertificate() throws {
+        let factory = try TrustChainFactory()
+        defer { factory.remove() }
+        let root = try factory.root()
+        let notCA = try factory.leaf(signedBy: root, dnsName: "issuer.latchkey.test")
+        let leaf = try factory.leaf(signedBy: notCA)
+        let trust = try makeTrust([leaf.certificate, notCA.certificate], anchors: [root.certificate])
+        let failure = try #require(evaluate(trust).error)
+        #expect(CFErrorGetCode(failure) == Int(errSecNoBasicConstraintsCA))
+        #expect(CFErrorGetCode(failure) == -67605)
+        #expect(failure.localizedDescription == "“issuer.latchkey.test” certificate is not standards compliant")
+        #expect(try chainDER(trust) == [leaf.der, notCA.der, root.der])
+    }
+
     @Test func unknownRootIsNotTrustedAndNamesTheRoot() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }

@@ -48,7 +48,10 @@ struct TrustPolicy: VerifierPolicy, Sendable {
     mutating func problems(in chain: UnverifiedCertificateChain) -> [TrustProblem] {
         var problems: [TrustProblem] = []
         if case .failsToMeetPolicy = rfc5280.chainMeetsPolicyRequirements(chain: chain) {
-            problems.append(TrustProblem(check: .basicCertificateProcessing, index: 0))
+            // Located when it is the commonest break: an issuer that is not a CA; else reported for the leaf.
+            let notCA = chain.indices.dropFirst().filter { !Self.isCertificateAuthority(chain[$0]) }
+            problems += notCA.map { TrustProblem(check: .basicConstraintsCA, index: $0) }
+            if notCA.isEmpty { problems.append(TrustProblem(check: .basicCertificateProcessing, index: 0)) }
         }
         for index in identities.indices {
             if case .failsToMeetPolicy = identities[index].chainMeetsPolicyRequirements(chain: chain) {
@@ -67,6 +70,14 @@ struct TrustPolicy: VerifierPolicy, Sendable {
     /// Whether `certificate` is valid on the validation time (its dates bound it inclusively).
     func isValid(_ certificate: Certificate) -> Bool {
         certificate.notValidBefore <= validationTime && validationTime <= certificate.notValidAfter
+    }
+
+    /// Whether `certificate`'s basic constraints make it a CA (an X.509 v1 certificate, which has no
+    /// extensions, counts as one, as RFC 5280 allows for trust anchors and `RFC5280Policy` tolerates).
+    static func isCertificateAuthority(_ certificate: Certificate) -> Bool {
+        if certificate.version == .v1 { return true }
+        guard case .isCertificateAuthority = try? certificate.extensions.basicConstraints else { return false }
+        return true
     }
 
     /// Whether `certificate` marks critical an extension this policy does not understand.

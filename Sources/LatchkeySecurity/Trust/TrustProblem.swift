@@ -12,8 +12,10 @@ struct TrustProblem: Hashable, Sendable {
     enum Check: Hashable, Sendable {
         /// `CriticalExtensions`: a certificate marks an extension critical that nothing here understands.
         case criticalExtensions
-        /// `BasicCertificateProcessing`: RFC 5280 path rules (version, basic constraints, name constraints).
+        /// `BasicCertificateProcessing`: RFC 5280 path rules (version, path length, name constraints).
         case basicCertificateProcessing
+        /// `BasicConstraintsCA`: a certificate that issued another is not a CA (no basic constraints saying so).
+        case basicConstraintsCA
         /// `AnchorTrusted`: the chain ends in a self-signed certificate that is not a trusted anchor.
         case anchorTrusted
         /// `MissingIntermediate`: no issuer of the topmost certificate is known.
@@ -56,6 +58,7 @@ struct TrustProblem: Hashable, Sendable {
         switch check {
         case .criticalExtensions: errSecUnknownCriticalExtensionFlag
         case .basicCertificateProcessing: errSecInvalidCertificateRef
+        case .basicConstraintsCA: errSecNoBasicConstraintsCA
         case .anchorTrusted: errSecNotTrusted
         case .missingIntermediate: errSecCreateChainFailed
         case .sslHostname: errSecHostNameMismatch
@@ -66,7 +69,7 @@ struct TrustProblem: Hashable, Sendable {
     /// Apple's subtype of the check.
     var subtype: Subtype {
         switch check {
-        case .criticalExtensions, .basicCertificateProcessing: .compliance
+        case .criticalExtensions, .basicCertificateProcessing, .basicConstraintsCA: .compliance
         case .anchorTrusted, .missingIntermediate: .trust
         case .sslHostname: .name
         case .temporalValidity, .validRoot: .expired
@@ -78,6 +81,7 @@ struct TrustProblem: Hashable, Sendable {
         switch check {
         case .criticalExtensions: "Found unknown critical extensions"
         case .basicCertificateProcessing: "Certificate is not standards compliant"
+        case .basicConstraintsCA: "Non-CA certificate used as a CA"
         case .anchorTrusted: "Root is not trusted"
         case .missingIntermediate: "Unable to build chain to root (possible missing intermediate)"
         case .sslHostname: "SSL hostname does not match name(s) in certificate"
