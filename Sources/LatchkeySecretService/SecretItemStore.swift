@@ -183,14 +183,7 @@ struct SecretItemStore: SecretItemStoring {
     /// Replaces an item's secret (and its content type).
     func setSecret(id: String, _ secret: SecretData, contentType: String) throws(KeychainError) {
         let (item, _) = try self.item(id: id)
-        let record = Record(
-            attributes: item.attributes,
-            type: item.type,
-            contentType: contentType,
-            owner: item.owner,
-            collection: Self.stored(item.collection),
-            tagged: true
-        )
+        let record = Self.record(of: item, attributes: item.attributes, contentType: contentType)
         try update(
             id: id,
             ItemChanges(
@@ -209,14 +202,7 @@ struct SecretItemStore: SecretItemStoring {
     /// Changes an item's attribute map (its `svce`/`acct`/`vwht` follow).
     func setAttributes(id: String, _ attributes: [String: String]) throws(KeychainError) {
         let (item, _) = try self.item(id: id)
-        let record = Record(
-            attributes: attributes,
-            type: item.type,
-            contentType: item.contentType,
-            owner: item.owner,
-            collection: Self.stored(item.collection),
-            tagged: true
-        )
+        let record = Self.record(of: item, attributes: attributes, contentType: item.contentType)
         try update(
             id: id,
             ItemChanges(
@@ -234,6 +220,18 @@ struct SecretItemStore: SecretItemStoring {
         let count = try service.delete(ItemQuery(.genericPassword, persistentReference: reference))
         guard count > 0 else { throw KeychainError(.itemNotFound, "No such Secret Service item.") }
         didWrite()
+    }
+
+    /// The record of `item` rewritten with `attributes` and `contentType` (owner, type and collection kept).
+    private static func record(of item: SecretItem, attributes: [String: String], contentType: String) -> Record {
+        Record(
+            attributes: attributes,
+            type: item.type,
+            contentType: contentType,
+            owner: item.owner,
+            collection: stored(item.collection),
+            tagged: true
+        )
     }
 
     /// Deletes every item of `collection`; returns their ids.

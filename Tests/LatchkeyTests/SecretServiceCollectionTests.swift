@@ -11,11 +11,9 @@ import Glibc
 /// in-memory `session` collection, and made collections surviving the agent. Driven by python's
 /// `secretstorage` against the real agent on a private bus.
 struct SecretServiceCollectionTests {
-    private static let python: String? = SecretServiceTests.pythonWithSecretStorage
-
     @Test func createdCollectionKeepsItsItemsApartAndIsDeletedWithThem() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(Self.python, "peer Python with secretstorage missing: run .ci/run")
+        let python = try harness.python()
         let script = """
             import secretstorage
             from jeepney import MatchRule
@@ -91,7 +89,7 @@ struct SecretServiceCollectionTests {
 
     @Test func sessionCollectionLivesInMemoryAndMadeCollectionsSurviveTheAgent() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(Self.python, "peer Python with secretstorage missing: run .ci/run")
+        let python = try harness.python()
         let store = """
             import secretstorage
             connection = secretstorage.dbus_init()

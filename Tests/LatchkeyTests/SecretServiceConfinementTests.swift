@@ -66,10 +66,7 @@ struct SecretServiceConfinementTests {
 
     @Test func anotherApplicationsItemIsLockedAndRefusesItsSecret() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
-        )
+        let python = try harness.python()
         let stored = try harness.secretTool(
             ["store", "--label", "Confined", "service", "confined.example", "username", "alice"],
             input: "first-app-secret"
@@ -131,10 +128,7 @@ struct SecretServiceConfinementTests {
 
     @Test func lockedKeychainIsUnlockedThroughAPromptForThePassphrase() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
-        )
+        let python = try harness.python()
         let store = """
             import secretstorage
             connection = secretstorage.dbus_init()
@@ -180,10 +174,7 @@ struct SecretServiceConfinementTests {
 
     @Test func oneUnlockOfALockedKeychainAlsoAsksForAnotherApplicationsItem() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
-        )
+        let python = try harness.python()
         let stored = try harness.secretTool(
             ["store", "--label", "Confined", "service", "confined.example", "username", "alice"],
             input: "first-app-secret"
@@ -215,10 +206,7 @@ struct SecretServiceConfinementTests {
 
     @Test func dismissedPromptCompletesDismissedAndAsksNothing() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
-        )
+        let python = try harness.python()
         let stored = try harness.secretTool(
             ["store", "--label", "Confined", "service", "confined.example"],
             input: "x"

@@ -116,10 +116,7 @@ struct SecretServiceTests {
 
     @Test func lockAndUnlockOfTheAgentAreAnnouncedOnTheBus() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
-        )
+        let python = try harness.python()
         let watcher = try BuiltExecutable.spawn(
             ["-c", Self.lockedWatcherScript],
             environment: harness.environment,
@@ -136,10 +133,7 @@ struct SecretServiceTests {
 
     @Test func secretStorageUsesPropertiesSignalsAndBothSessionAlgorithms() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
-        )
+        let python = try harness.python()
         let result = try harness.run(python, ["-c", Self.secretStorageScript])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         for check in [
@@ -152,10 +146,7 @@ struct SecretServiceTests {
 
     @Test func pythonKeyringStoresReadsAndDeletesThroughTheAgent() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with keyring missing: run .ci/run (it installs keyring into .venv-oauth)"
-        )
+        let python = try harness.python()
         let script = """
             import keyring
             assert type(keyring.get_keyring()).__module__ == 'keyring.backends.SecretService', keyring.get_keyring()
@@ -217,10 +208,7 @@ struct SecretServiceTests {
 
     @Test func agentKilledMidCreateItemLosesNoAcknowledgedItem() throws {
         let harness = try SecretServiceHarness()
-        let python = try #require(
-            SecretServiceTests.pythonWithSecretStorage,
-            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage into .venv-oauth)"
-        )
+        let python = try harness.python()
         let writer = """
             import secretstorage
             connection = secretstorage.dbus_init()

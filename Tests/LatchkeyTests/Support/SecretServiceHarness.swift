@@ -130,6 +130,15 @@ final class SecretServiceHarness: @unchecked Sendable {
         return try CLIRunner.run(path, arguments, environment: environment, input: input.map { Data($0.utf8) })
     }
 
+    /// The python with `secretstorage` and `keyring` (the CI venv), or a failed requirement saying how to get it.
+    func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(
+            SecretServiceTests.pythonWithSecretStorage,
+            "peer Python with secretstorage missing: run .ci/run (it installs secretstorage and keyring into .venv-oauth)",
+            sourceLocation: sourceLocation
+        )
+    }
+
     /// Runs `program` (another peer) on the private bus, without a terminal to prompt on.
     func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
         var environment = environment
