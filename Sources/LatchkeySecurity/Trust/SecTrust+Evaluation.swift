@@ -15,15 +15,16 @@ import Foundation
 ///
 /// On failure `error` receives a `CFError` as Apple builds it: domain `NSOSStatusErrorDomain`, code one of
 /// `errSecNotTrusted` (root not trusted), `errSecCreateChainFailed` (an intermediate is missing),
-/// `errSecHostNameMismatch`, `errSecCertificateExpired` (also for not yet valid), `errSecInvalidCertificateRef`
-/// (RFC 5280 rules broken) or `errSecUnknownCriticalExtensionFlag`; the most severe problem wins, in Apple's
+/// `errSecHostNameMismatch`, `errSecCertificateExpired` (also for not yet valid), `errSecNoBasicConstraintsCA`
+/// (an issuer that is not a CA), `errSecInvalidCertificateRef` (other RFC 5280 rules broken) or
+/// `errSecUnknownCriticalExtensionFlag`; the most severe problem wins, in Apple's
 /// order (compliance, then trust, then name, then validity). Its localized description is Apple's, e.g.
 /// `“www.example.com” certificate is expired`, naming the certificate's subject summary; the underlying error
 /// (`NSUnderlyingErrorKey`) lists every problem per certificate.
 ///
 /// Known differences from Apple: no revocation checking (OCSP, CRL), no fetching of missing intermediates
 /// (AIA), no Certificate Transparency, EV, pinning or user trust settings; an RFC 5280 violation is reported
-/// for the leaf whichever certificate broke it.
+/// for the leaf whichever certificate broke it (but a non-CA issuer for itself).
 ///
 /// - Parameters:
 ///   - trust: The trust object.

@@ -103,7 +103,7 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(ObjectIdentifier(self))
     }
 
-    /// A description naming the leaf certificate and the number of certificates and policies.
+    /// A description giving the number of certificates and policies, e.g. `<SecTrust 2 certificate(s), 1 policy(ies)>`.
     public var description: String {
         let settings = settings
         return "<SecTrust \(settings.certificates.count) certificate(s), \(settings.policies.count) policy(ies)>"
