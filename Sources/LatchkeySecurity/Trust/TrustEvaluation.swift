@@ -100,7 +100,8 @@ struct TrustEvaluation: Sendable {
     /// The path from `leaf` as far as `candidates` reach, each certificate's issuer found by name and
     /// signature, and how it ends: at a self-signed certificate (`anchorTrusted`: it is not a trusted root, or
     /// `Verifier` would have found the chain), or at a certificate whose issuer is not among the candidates
-    /// (`missingIntermediate`).
+    /// (`missingIntermediate`). Apple's trustd decides the same way, by whether the path's last certificate is
+    /// self-signed, and reports either problem for that last certificate.
     static func bestPath(
         from leaf: Certificate,
         through candidates: [Certificate]
