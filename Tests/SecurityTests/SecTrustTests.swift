@@ -171,6 +171,57 @@ struct SecTrustTests {
         #expect(evaluate(trust).trusted)
     }
 
+    @Test func sslPolicyMatchesWildcardsAndIPAddresses() throws {
+        let factory = try TrustChainFactory()
+        defer { factory.remove() }
+        let root = try factory.root()
+        let leaf = try factory.leaf(
+            signedBy: root,
+            subjectAltName: "DNS:*.wild.latchkey.test, IP:127.0.0.1, IP:::1"
+        )
+        let trust = try makeTrust([leaf.certificate], anchors: [root.certificate])
+        for (host, trusted) in [
+            ("a.wild.latchkey.test", true), ("A.Wild.Latchkey.Test", true), ("wild.latchkey.test", false),
+            ("a.b.wild.latchkey.test", false), ("127.0.0.1", true), ("::1", true), ("127.0.0.2", false),
+        ] {
+            #expect(SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString)) == errSecSuccess)
+            let result = evaluate(trust)
+            #expect(result.trusted == trusted, "\(host)")
+            if !trusted { #expect(result.error.map(CFErrorGetCode) == Int(errSecHostNameMismatch), "\(host)") }
+        }
+    }
+
+    @Test func oneTrustObjectEvaluatedFromManyTasksAtOnceAgrees() async throws {
+        let factory = try TrustChainFactory()
+        defer { factory.remove() }
+        let root = try factory.root()
+        let leaf = try factory.leaf(signedBy: root)
+        let trust = try makeTrust([leaf.certificate], anchors: [root.certificate])
+        let late = Date(timeIntervalSince1970: 2_556_057_600)  // 2051-01-01: after the leaf expired
+        let results = await withTaskGroup(of: (Bool, Bool).self) { group in
+            for index in 0..<32 {
+                group.addTask {
+                    if index.isMultiple(of: 4) {
+                        // Setters race evaluations; each evaluation sees one whole setting.
+                        _ = SecTrustSetVerifyDate(trust, (index.isMultiple(of: 8) ? late : Date()) as NSDate)
+                    }
+                    var error: CFError?
+                    let trusted = SecTrustEvaluateWithError(trust, &error)
+                    return (trusted, trusted == (error == nil))
+                }
+            }
+            var all: [(Bool, Bool)] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == 32)
+        #expect(results.allSatisfy { $0.1 })
+        setVerifyDate(trust, Date())
+        #expect(evaluate(trust).trusted)
+        setVerifyDate(trust, late)
+        #expect(evaluate(trust).error.map(CFErrorGetCode) == Int(errSecCertificateExpired))
+    }
+
     @Test func nameMismatchOutranksExpiryAsApplesOrderSays() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }

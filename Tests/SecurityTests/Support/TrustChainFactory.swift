@@ -64,13 +64,15 @@ final class TrustChainFactory {
         try issue(name: name, extensions: "intermediate_ext", issuer: issuer, notBefore: notBefore, notAfter: notAfter)
     }
 
-    /// A TLS server leaf signed by `issuer`, valid for `dnsName` (subject alternative name and common name), with
+    /// A TLS server leaf signed by `issuer`, valid for `dnsName` (subject alternative name and common name), or
+    /// for `subjectAltName` (`openssl`'s syntax, e.g. `DNS:a.test, IP:127.0.0.1`) when given, with
     /// `extraExtensions` (lines of an `openssl` extension section) added.
     func leaf(
         signedBy issuer: Issued,
         dnsName: String = "leaf.latchkey.test",
         from notBefore: String = "20200101000000Z",
         to notAfter: String = "20491231235959Z",
+        subjectAltName: String? = nil,
         extraExtensions: [String] = []
     ) throws -> Issued {
         let section = "leaf_ext_\(counter)"
@@ -80,7 +82,7 @@ final class TrustChainFactory {
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature
             extendedKeyUsage = serverAuth
-            subjectAltName = DNS:\(dnsName)
+            subjectAltName = \(subjectAltName ?? "DNS:\(dnsName)")
             subjectKeyIdentifier = hash
             authorityKeyIdentifier = keyid
             \(extraExtensions.joined(separator: "\n"))
