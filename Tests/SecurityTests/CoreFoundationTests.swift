@@ -103,6 +103,7 @@ struct CoreFoundationTests {
         #expect(CFGetTypeID(NSNumber(value: 1)) == CFNumberGetTypeID())
         #expect(CFGetTypeID("text" as CFString) == CFStringGetTypeID())
         #expect(CFGetTypeID(NSData()) == CFDataGetTypeID())
+        #expect(CFGetTypeID(SecPolicyCreateBasicX509()) == SecPolicyGetTypeID())
         #expect(kCFAllocatorDefault == nil)
     }
 

@@ -117,6 +117,8 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     case is SecCertificate: SecCertificateGetTypeID()
     case is SecIdentity: SecIdentityGetTypeID()
     case is SecAccessControl: SecAccessControlGetTypeID()
+    case is SecTrust: SecTrustGetTypeID()
+    case is SecPolicy: SecPolicyGetTypeID()
     default: 0
     }
 }
