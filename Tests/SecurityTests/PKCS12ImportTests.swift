@@ -305,7 +305,7 @@ struct PKCS12ImportTests {
         try expectSigns(imported, spec, certificate: "leaf.pem", in: workspace)
     }
 
-    @Test func resultHoldsIdentityChainLabelAndKeyIDButNoTrust() throws {
+    @Test func resultHoldsIdentityChainTrustLabelAndKeyID() throws {
         let workspace = try OpenSSLWorkspace()
         defer { workspace.remove() }
         try workspace.selfSigned("leaf", key: .p256, subject: "/CN=leaf.example")
@@ -313,8 +313,15 @@ struct PKCS12ImportTests {
         let (status, items) = importP12(try workspace.read("a.p12"))
         #expect(status == errSecSuccess)
         let item = try #require(items?.first)
-        #expect(Set(item.keys) == ["identity", "chain", "keyid", "label"])
-        #expect(item[kSecImportItemTrust as String] == nil)
+        #expect(Set(item.keys) == ["identity", "chain", "trust", "keyid", "label"])
+        // The trust is the chain with the basic policy, as Apple's: iOS code force-casts it.
+        let trust = item[kSecImportItemTrust as String] as! SecTrust
+        #expect(SecTrustGetCertificateCount(trust) == 1)
+        let leaf = try #require((item[kSecImportItemCertChain as String] as? [SecCertificate])?.first)
+        var error: CFError?
+        #expect(!SecTrustEvaluateWithError(trust, &error), "a self-signed leaf is not trusted by the system roots")
+        #expect(SecTrustSetAnchorCertificates(trust, [leaf] as CFArray) == errSecSuccess)
+        #expect(SecTrustEvaluateWithError(trust, &error), "\(String(describing: error))")
     }
 
     @Test func chainIsLeafThenIssuersInOrderWhateverTheFileOrder() throws {

@@ -11,10 +11,8 @@ nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = "passphras
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 /// `kSecImportItemKeyID` (`"keyid"`): Result key: the key bag's `localKeyID`, a `CFData`, when present.
 nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
-/// `kSecImportItemTrust` (`"trust"`): Result key of Apple's `SecTrust` for the identity.
-///
-/// Defined so that code naming it compiles; never present in `SecPKCS12Import` results here: the import builds
-/// no `SecTrust` (make one from `kSecImportItemCertChain` with `SecTrustCreateWithCertificates`).
+/// `kSecImportItemTrust` (`"trust"`): Result key: a `SecTrust` for the identity, made of its chain
+/// (`kSecImportItemCertChain`) and the basic X.509 policy, not yet evaluated (as Apple's).
 nonisolated(unsafe) public let kSecImportItemTrust: CFString = "trust"
 /// `kSecImportItemCertChain` (`"chain"`): Result key: the certificate chain, a `CFArray` of `SecCertificate`,
 /// leaf first.
@@ -29,6 +27,8 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// - `kSecImportItemIdentity`: the `SecIdentity` (certificate and private key);
 /// - `kSecImportItemCertChain`: `[SecCertificate]`, the leaf first, then its issuers found in the file, then
 ///   the file's other certificates that belong to no identity;
+/// - `kSecImportItemTrust`: a `SecTrust` of that chain with `SecPolicyCreateBasicX509()`, not evaluated
+///   (evaluate it with `SecTrustEvaluateWithError`, after `SecTrustSetAnchorCertificates` for a private CA);
 /// - `kSecImportItemKeyID`: the `localKeyID` bag attribute (`Data`), when present;
 /// - `kSecImportItemLabel`: the `friendlyName` bag attribute (`String`), when present.
 ///
@@ -48,8 +48,8 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 /// EC P-256/P-384/P-521 and RSA (at least 2048 bits) private keys. Other bags are skipped.
 ///
 /// Known differences from Apple, each pinned by a test in `PKCS12ImportTests`:
-/// - `kSecImportItemTrust` is never present (the import builds no `SecTrust`) and the chain is ordered by subject
-///   and issuer names, not built and evaluated by `SecTrust` (`resultHoldsIdentityChainLabelAndKeyIDButNoTrust`).
+/// - The chain is ordered by subject and issuer names, not built by `SecTrust`
+///   (`chainIsLeafThenIssuersInOrderWhateverTheFileOrder`).
 /// - Legacy PKCS#12 PBE encryption (`openssl pkcs12 -legacy`: RC2, 3DES) gives `errSecDecode`, where Apple
 ///   decrypts it (`legacyEncryptionGivesDecodeError`).
 /// - A file without MAC imports (Apple requires the MAC, `errSecDecode`); a wrong passphrase then shows as a
@@ -88,6 +88,12 @@ public func SecPKCS12Import(
         let dictionary = NSMutableDictionary()
         dictionary.setObject(imported.identity, forKey: kSecImportItemIdentity)
         dictionary.setObject(NSArray(array: imported.chain), forKey: kSecImportItemCertChain)
+        var trust: SecTrust?
+        if SecTrustCreateWithCertificates(NSArray(array: imported.chain), SecPolicyCreateBasicX509(), &trust)
+            == errSecSuccess, let trust
+        {
+            dictionary.setObject(trust, forKey: kSecImportItemTrust)
+        }
         if let keyID = imported.keyID { dictionary.setObject(NSData(data: keyID), forKey: kSecImportItemKeyID) }
         if let label = imported.label { dictionary.setObject(NSString(string: label), forKey: kSecImportItemLabel) }
         return dictionary
