@@ -14,9 +14,8 @@ import Testing
 /// compiled once for all three. The suite is serialized: SwiftPM takes a lock on the scratch path anyway.
 @Suite(.serialized)
 struct PortingRouteTests {
-    /// The repository root (this file is `Tests/SecurityCompileTests/PortingRouteTests.swift`).
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    /// The repository root.
+    private static let root = SampleProcess.root
 
     @Test func conditionalImportRouteBuildsAndRuns() throws {
         let output = try buildAndRun(package: "PortingRoutes", product: "ConditionalImport")
@@ -36,17 +35,12 @@ struct PortingRouteTests {
         #expect(try Self.linkedModules(of: "ShimImport").contains("Security"))
     }
 
-    /// The modules whose objects SwiftPM linked into `product` (the `<Module>.build/` directories named by
-    /// `.build-samples/debug/<product>.product/Objects.LinkFileList`): the product's whole dependency closure.
-    /// Files in `Modules` cannot tell, as the shared scratch path keeps every module any sample ever built.
+    /// The modules linked into `product` (`SampleProcess.linkedModules`). Files in `Modules` cannot tell, as the
+    /// shared scratch path keeps every module any sample ever built.
     private static func linkedModules(of product: String) throws -> Set<String> {
-        let list = try String(
-            contentsOfFile: root + "/.build-samples/debug/" + product + ".product/Objects.LinkFileList",
-            encoding: .utf8
-        )
-        let names = list.matches(of: /\/([A-Za-z0-9_]+)\.build\//).map { String($0.output.1) }
+        let names = try SampleProcess.linkedModules(of: product, in: root + "/.build-samples")
         try #require(names.contains("LatchkeySecurity"), "\(product) links no LatchkeySecurity: \(names)")
-        return Set(names)
+        return names
     }
 
     /// Builds `product` of `Samples/<package>` into the shared scratch path, runs it against a new keychain in
@@ -57,14 +51,27 @@ struct PortingRouteTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> String {
         let swift = try #require(
-            Self.executable(named: "swift"),
+            SampleProcess.executable(named: "swift"),
             "peer swift missing: the Swift toolchain's `swift` must be on PATH (swift.org's Linux toolchain)",
             sourceLocation: sourceLocation
         )
         let scratch = Self.root + "/.build-samples"
+        // Every route builds X509 (LatchkeySecurity depends on it), and X509 must never be compiled beside the
+        // `Security` module the shim route leaves in this shared scratch path: it probes canImport(Security)
+        // (docs/apple-compatibility.md, "Porting routes"). So, as the docs' recovery does, the shim's module is
+        // removed and X509 built first (nothing to do when it is up to date); the shim route writes it again.
+        try? FileManager.default.removeItem(atPath: scratch + "/debug/Modules/Security.swiftmodule")
+        let x509 = try SampleProcess.run(
+            swift,
+            [
+                "build", "--package-path", Self.root + "/Samples/" + package, "--scratch-path", scratch, "--target",
+                "X509", "--disable-build-manifest-caching",
+            ]
+        )
+        try #require(x509.status == 0, "swift build of X509 for Samples/\(package) failed:\n\(x509.output)")
         // Two root packages share the scratch path: SwiftPM's cached build description is the previous root's
         // ("No target named 'ShimImport-…' in build description"), so it is made anew for each build.
-        let build = try Self.run(
+        let build = try SampleProcess.run(
             swift,
             [
                 "build", "--package-path", Self.root + "/Samples/" + package, "--scratch-path", scratch, "--product",
@@ -89,51 +96,15 @@ struct PortingRouteTests {
             "LATCHKEY_ACCESS_GROUPS": "com.example.porting",
         ]
         let errorFile = directory + "/stderr"
-        let sample = try Self.run(scratch + "/debug/" + product, [], environment: environment, errorFile: errorFile)
+        let sample = try SampleProcess.run(
+            scratch + "/debug/" + product,
+            [],
+            environment: environment,
+            errorFile: errorFile
+        )
         let errors = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
         try #require(sample.status == 0, "Samples/\(package) \(product) failed:\n\(errors)")
         return sample.output
-    }
-
-    /// What a finished child process left: its exit status and standard output (with standard error, unless
-    /// it went to a file).
-    private struct Finished {
-        var status: Int32
-        var output: String
-    }
-
-    /// Runs `executable` to its end, reading its output while it runs (a full pipe would block it). Standard
-    /// error goes to the file `errorFile` when one is given, else into the output.
-    private static func run(
-        _ executable: String,
-        _ arguments: [String],
-        environment: [String: String]? = nil,
-        errorFile: String? = nil
-    ) throws -> Finished {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        process.standardOutput = output
-        if let errorFile {
-            try #require(FileManager.default.createFile(atPath: errorFile, contents: nil), "cannot create \(errorFile)")
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        } else {
-            process.standardError = output
-        }
-        process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Finished(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
-    }
-
-    /// The first executable called `name` on `PATH`, then in `/usr/bin`.
-    private static func executable(named name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin"]
-        return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// A new private (0700) temporary directory.

@@ -14,15 +14,14 @@ import Testing
 /// build the build products are removed; the resolved checkouts stay, so nothing is fetched twice.
 @Suite(.serialized)
 struct X509SampleTests {
-    /// The repository root (this file is `Tests/SecurityCompileTests/X509SampleTests.swift`).
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    /// The repository root.
+    private static let root = SampleProcess.root
     /// The sample's own scratch path.
     private static let scratch = root + "/.build-samples-x509"
 
     @Test func sampleWithX509BuildsTwiceInARowAndRuns() throws {
         let swift = try #require(
-            Self.executable(named: "swift"),
+            SampleProcess.executable(named: "swift"),
             "peer swift missing: the Swift toolchain's `swift` must be on PATH (swift.org's Linux toolchain)"
         )
         var times: [Duration] = []
@@ -30,7 +29,7 @@ struct X509SampleTests {
             if round == 1 { try Self.removeBuildProducts() } else { try Self.touchX509() }
             let clock = ContinuousClock()
             let start = clock.now
-            let build = try Self.run(
+            let build = try SampleProcess.run(
                 swift,
                 [
                     "build", "--package-path", Self.root + "/Samples/WithX509", "--scratch-path", Self.scratch,
@@ -48,11 +47,11 @@ struct X509SampleTests {
             "Samples/WithX509 builds (clean, X509 changed): \(times.map { $0.formatted(.units(allowed: [.seconds])) })"
         )
 
-        let linked = try Self.linkedModules()
+        let linked = try SampleProcess.linkedModules(of: "WithX509", in: Self.scratch)
         #expect(linked.isSuperset(of: ["X509", "SwiftASN1", "LatchkeySecurity", "WithX509"]), "\(linked)")
         #expect(linked.isDisjoint(with: ["Security", "LocalAuthentication"]), "\(linked)")
 
-        let sample = try Self.run(Self.scratch + "/debug/WithX509", [])
+        let sample = try SampleProcess.run(Self.scratch + "/debug/WithX509", [])
         #expect(sample.status == 0, "Samples/WithX509 failed:\n\(sample.output)")
         #expect(sample.output == "with X509: x509-sample.example, serial true, key true, DER true\n")
     }
@@ -75,44 +74,6 @@ struct X509SampleTests {
             [.modificationDate: Date()],
             ofItemAtPath: scratch + "/checkouts/swift-certificates/Sources/X509/Certificate.swift"
         )
-    }
-
-    /// The modules whose objects SwiftPM linked into the sample (`<Module>.build/` directories named by its
-    /// `Objects.LinkFileList`).
-    private static func linkedModules() throws -> Set<String> {
-        let list = try String(
-            contentsOfFile: scratch + "/debug/WithX509.product/Objects.LinkFileList",
-            encoding: .utf8
-        )
-        return Set(list.matches(of: /\/([A-Za-z0-9_]+)\.build\//).map { String($0.output.1) })
-    }
-
-    /// What a finished child process left: its exit status and its standard output and error.
-    private struct Finished {
-        var status: Int32
-        var output: String
-    }
-
-    /// Runs `executable` to its end, reading its output while it runs (a full pipe would block it).
-    private static func run(_ executable: String, _ arguments: [String]) throws -> Finished {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Finished(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
-    }
-
-    /// The first executable called `name` on `PATH`, then in `/usr/bin`.
-    private static func executable(named name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin"]
-        return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
 #endif
