@@ -88,7 +88,7 @@ struct StorageReadPathTests {
         defer { try? file.close() }
         #expect(try file.read { try $0.count(in: .genp) } == 1)
         let other = try StorageFile.open(path: scratch.path("k.keychain-db"))
-        try other.write { try $0.insert(Self.row(2, account: 0x12), into: .genp) }
+        _ = try other.write { try $0.insert(Self.row(2, account: 0x12), into: .genp) }
         try other.close()
         #expect(try file.read { try $0.count(in: .genp) } == 2)
         let found = try file.read { try $0.select(from: .genp, where: Self.filter(account: 0x12), includeSecret: true) }
@@ -202,7 +202,7 @@ struct StorageReadPathTests {
             do {
                 if worker == 0 {
                     for number in UInt8(17)...40 {
-                        try file.write { try $0.insert(Self.row(number, account: number), into: .genp) }
+                        _ = try file.write { try $0.insert(Self.row(number, account: number), into: .genp) }
                     }
                     return
                 }

@@ -88,7 +88,7 @@ struct AgentObservationTests {
         )
 
         let waiter = Task { try await keychain.waitUntilAvailable() }
-        await try AgentWatch.shared(for: client).lockStates.waitForObservers(atLeast: 1)
+        try await AgentWatch.shared(for: client).lockStates.waitForObservers(atLeast: 1)
         try harness.unlock()
         try await waiter.value
         #expect(try await keychain.isAvailable())

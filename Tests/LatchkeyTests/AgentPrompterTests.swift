@@ -75,7 +75,11 @@ struct AgentPrompterTests {
         // child forked by a parallel test still holds it open.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: tool))
         bytes.append(0)
-        FileManager.default.createFile(atPath: tool + ".new", contents: bytes, attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(
+            atPath: tool + ".new",
+            contents: bytes,
+            attributes: [.posixPermissions: 0o755]
+        )
         #expect(rename(tool + ".new", tool) == 0)
         pinentry.answer(["CANCEL"])
         let changed = try add(agent, tool, account: "four")

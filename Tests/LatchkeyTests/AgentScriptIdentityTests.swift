@@ -20,7 +20,7 @@ struct AgentScriptIdentityTests {
 
         init() throws {
             for name in ["script.py", "run.sh"] {
-                FileManager.default.createFile(atPath: keychain.directory + "/" + name, contents: Data("#\n".utf8))
+                _ = FileManager.default.createFile(atPath: keychain.directory + "/" + name, contents: Data("#\n".utf8))
             }
             try FileManager.default.createSymbolicLink(
                 atPath: keychain.directory + "/link.py",

@@ -257,10 +257,10 @@ struct CLIBackupTests {
                 try KeychainArchive.open(tampered, passphrase: passphrase)
             }
         }
-        expect(code: .authFailed) { try KeychainArchive.open(sealed, passphrase: SecretData(string: "other")) }
-        expect(code: .decode) { try KeychainArchive.open(Data("not an archive".utf8), passphrase: passphrase) }
-        expect(code: .decode) { try KeychainArchive.open(sealed.prefix(40), passphrase: passphrase) }
-        expect(code: .param) { try KeychainArchive(items: []).sealed(passphrase: SecretData(string: "")) }
+        expect(code: .authFailed) { _ = try KeychainArchive.open(sealed, passphrase: SecretData(string: "other")) }
+        expect(code: .decode) { _ = try KeychainArchive.open(Data("not an archive".utf8), passphrase: passphrase) }
+        expect(code: .decode) { _ = try KeychainArchive.open(sealed.prefix(40), passphrase: passphrase) }
+        expect(code: .param) { _ = try KeychainArchive(items: []).sealed(passphrase: SecretData(string: "")) }
     }
 
     @Test func restoreKeepsDatesAndReportsDuplicates() throws {

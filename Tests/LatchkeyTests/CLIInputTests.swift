@@ -222,7 +222,8 @@ final class PseudoTerminalSession: @unchecked Sendable {
         }
         var name = [CChar](repeating: 0, count: 128)
         guard pseudoTerminalName(master, &name, name.count) == 0 else { throw POSIXError(.ENOTTY) }
-        let slave = open(String(cString: name), O_RDWR | O_NOCTTY)
+        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let slave = open(path, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw POSIXError(.ENOTTY) }
         self.master = master
         let process = Process()
