@@ -48,9 +48,7 @@ struct SecTrustTests {
     @Test func validChainToAnAnchorIsTrustedForItsHost() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }
-        let root = try factory.root()
-        let intermediate = try factory.intermediate(signedBy: root)
-        let leaf = try factory.leaf(signedBy: intermediate)
+        let (root, intermediate, leaf) = try factory.chain()
         let trust = try makeTrust(
             [leaf.certificate, intermediate.certificate],
             policies: [SecPolicyCreateSSL(true, "leaf.latchkey.test" as CFString)],
@@ -64,9 +62,7 @@ struct SecTrustTests {
     @Test func copyCertificateChainIsLeafIntermediateRootAndCountMatches() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }
-        let root = try factory.root()
-        let intermediate = try factory.intermediate(signedBy: root)
-        let leaf = try factory.leaf(signedBy: intermediate)
+        let (root, intermediate, leaf) = try factory.chain()
         // The anchor is found among the anchors, not the evaluated certificates; an unrelated extra certificate
         // in the input is left out of the chain.
         let stray = try factory.root(name: "Stray Root")
@@ -150,9 +146,7 @@ struct SecTrustTests {
     @Test func wrongHostIsHostNameMismatch() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }
-        let root = try factory.root()
-        let intermediate = try factory.intermediate(signedBy: root)
-        let leaf = try factory.leaf(signedBy: intermediate)
+        let (root, intermediate, leaf) = try factory.chain()
         let trust = try makeTrust(
             [leaf.certificate, intermediate.certificate],
             policies: [SecPolicyCreateSSL(true, "other.latchkey.test" as CFString)],
@@ -277,9 +271,7 @@ struct SecTrustTests {
     @Test func unknownRootIsNotTrustedAndNamesTheRoot() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }
-        let root = try factory.root()
-        let intermediate = try factory.intermediate(signedBy: root)
-        let leaf = try factory.leaf(signedBy: intermediate)
+        let (root, intermediate, leaf) = try factory.chain()
         // The whole chain, root included, but the root anchored nowhere: only the system's roots are trusted.
         let trust = try makeTrust([leaf.certificate, intermediate.certificate, root.certificate])
         let failure = try #require(evaluate(trust).error)
@@ -298,9 +290,7 @@ struct SecTrustTests {
     @Test func missingIntermediateIsCreateChainFailed() throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }
-        let root = try factory.root()
-        let intermediate = try factory.intermediate(signedBy: root)
-        let leaf = try factory.leaf(signedBy: intermediate)
+        let (root, _, leaf) = try factory.chain()
         let trust = try makeTrust([leaf.certificate], anchors: [root.certificate])
         let failure = try #require(evaluate(trust).error)
         #expect(CFErrorGetCode(failure) == Int(errSecCreateChainFailed))
@@ -521,9 +511,7 @@ struct SecTrustTests {
     @Test func synchronousEvaluationsInsideManyTasksAllFinish() async throws {
         let factory = try TrustChainFactory()
         defer { factory.remove() }
-        let root = try factory.root()
-        let intermediate = try factory.intermediate(signedBy: root)
-        let leaf = try factory.leaf(signedBy: intermediate)
+        let (root, intermediate, leaf) = try factory.chain()
         let certificates = [leaf.certificate, intermediate.certificate]
         let anchor = root.certificate
         // More synchronous calls at once than the cooperative pool has threads: each runs its evaluation on its

@@ -45,6 +45,14 @@ final class TrustChainFactory {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// A root, an intermediate it signed and a leaf for `leaf.latchkey.test` the intermediate signed, each with
+    /// the default names and validity (2020 to 2049).
+    func chain() throws -> (root: Issued, intermediate: Issued, leaf: Issued) {
+        let root = try root()
+        let intermediate = try intermediate(signedBy: root)
+        return (root, intermediate, try leaf(signedBy: intermediate))
+    }
+
     /// A self-signed root CA.
     func root(
         name: String = "Latchkey Test Root",
