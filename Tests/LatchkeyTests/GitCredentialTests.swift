@@ -26,7 +26,7 @@ struct GitCredentialTests {
             try Data(script.utf8).write(to: URL(fileURLWithPath: askpass))
             chmod(askpass, 0o755)
             let globalConfig = keychain.directory + "/gitconfig"
-            FileManager.default.createFile(atPath: globalConfig, contents: Data())
+            _ = FileManager.default.createFile(atPath: globalConfig, contents: Data())
             environment = CLIRunner.environment(
                 keychain,
                 extra: [

@@ -162,7 +162,7 @@ struct SwappedBlobTests {
             attributes: [.server: .string("example.com"), .account: .string("net")],
             data: SecretData(string: "secret-internet")
         )
-        let kept = try store.add(
+        _ = try store.add(
             .genericPassword,
             attributes: [.service: .string("svc"), .account: .string("kept")],
             data: SecretData(string: "secret-kept")

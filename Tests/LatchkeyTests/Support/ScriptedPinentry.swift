@@ -90,7 +90,7 @@ struct ScriptedPinentry {
                     send("OK")
 
             """
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: path,
             contents: Data(program.utf8),
             attributes: [.posixPermissions: 0o755]
@@ -100,7 +100,7 @@ struct ScriptedPinentry {
     /// Sets the answers to give, in order.
     func answer(_ answers: [String]) {
         let text = answers.map { $0 + "\n" }.joined()
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: answersPath,
             contents: Data(text.utf8),
             attributes: [.posixPermissions: 0o600]

@@ -113,7 +113,7 @@ enum KeyAndIdentitySample {
             return nil
         }
         var commonName: CFString?
-        SecCertificateCopyCommonName(certificate, &commonName)
+        _ = SecCertificateCopyCommonName(certificate, &commonName)
         return commonName as String?
     }
 }
