@@ -19,14 +19,13 @@ struct StubServerTests {
         _ namespace: StubServer.Namespace,
         keychain test: TestKeychain,
         sleeps: SleepRecorder = SleepRecorder(),
-        expired: Bool = true
+        expired: Bool = true,
+        clock: (@Sendable () -> Date)? = nil
     ) async throws -> TokenManager {
-        let manager = TokenManager(
-            configuration: namespace.configuration(sleeps: sleeps),
-            account: "alice",
-            keychain: test.keychain()
-        )
-        let now = Date()
+        var configuration = namespace.configuration(sleeps: sleeps)
+        if let clock { configuration.now = clock }
+        let manager = TokenManager(configuration: configuration, account: "alice", keychain: test.keychain())
+        let now = configuration.now()
         try await manager.save(
             TokenSet(
                 accessToken: "AT-1",
@@ -94,12 +93,12 @@ struct StubServerTests {
         let namespace = try stub.namespace()
         try await namespace.script(["token": [.tokens(access: "AT-2", refresh: "RT-2", expiresIn: #""120""#)]])
         let test = try TestKeychain()
-        let manager = try await manager(namespace, keychain: test)
-        let before = Date()
+        // A fixed clock: the expiry is the response's time plus 120 s exactly, however slow the machine is.
+        let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        let manager = try await manager(namespace, keychain: test, clock: { now })
         let tokens = try await manager.refresh()
         #expect(tokens.refreshToken == "RT-2")
-        let expiry = try #require(tokens.expiresAt).timeIntervalSince(before)
-        #expect(expiry > 115 && expiry < 125)  // "120" as a string
+        #expect(tokens.expiresAt == now.addingTimeInterval(120))  // "120" as a string
         #expect(try await manager.storedTokens() == tokens)
     }
 
