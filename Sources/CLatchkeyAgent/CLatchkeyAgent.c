@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CLatchkeyAgent.h"
 
+#include <malloc.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -35,3 +36,7 @@ int latchkey_memlock_unlimited(unsigned long long *current) {
 int latchkey_lock_all_memory(void) { return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); }
 
 int latchkey_accept(int descriptor) { return accept4(descriptor, NULL, NULL, SOCK_CLOEXEC); }
+
+int latchkey_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+int latchkey_trim_memory(void) { return malloc_trim(0); }

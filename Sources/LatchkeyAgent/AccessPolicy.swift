@@ -7,11 +7,12 @@ import Glibc
 
 /// The user's access policy: which access groups the agent gives each executable.
 ///
-/// An executable always holds one group named after its identity, its file name (the same group a process
-/// gets in process from `AccessGroups.current()` when it has no entitlements file or `Info.plist`): new items
-/// go there and items of other groups are invisible to it. The policy file grants more, by executable path
-/// (for an interpreter running a script, by the script's path: `ScriptIdentity`); a grant may be pinned to
-/// the file's content, its SHA-256, and then applies only while the file still has that content:
+/// An application always holds one group named after its identity, the resolved absolute path of its
+/// executable (for a system interpreter running a script, of the script: `ApplicationIdentity`), the same
+/// group a process gets first in process from `AccessGroups.current()` when it has no entitlements file or
+/// `Info.plist`: new items go there and items of other groups are invisible to it. The policy file grants
+/// more, by that path; a grant may be pinned to the content, the SHA-256 of the running image (or script),
+/// and then applies only while it has that content:
 ///
 /// ```json
 /// { "version": 2, "grants": { "/usr/local/bin/deploy": [
@@ -20,14 +21,20 @@ import Glibc
 /// ] } }
 /// ```
 ///
-/// Version 1 files (`"grants": { "/path": ["group", …] }`, grants without pins) are still read; the file
-/// is always written as version 2. It lives at `$XDG_CONFIG_HOME/latchkey/access.json` (else
+/// Before version 3 the default group was the executable's file name. Items stored under such a name-based
+/// ("legacy") group stay with the program that owns them through a one-time adoption: the first application
+/// whose file name is that group's name and that connects while the group holds items adopts it, recorded
+/// in `adopted` (legacy group → path), and from then on only that path holds the legacy group
+/// (docs/agent.md, "Upgrading from name-based groups").
+///
+/// Version 1 files (`"grants": { "/path": ["group", …] }`, grants without pins) and version 2 files are
+/// still read; the file is always written as version 3. It lives at `$XDG_CONFIG_HOME/latchkey/access.json` (else
 /// `~/.config/latchkey/access.json`), is written by `latchkey access grant|revoke` and by the agent when the
 /// user answers "Always allow" atomically (temporary file, `fsync`, `rename`, mode 0600 in a 0700
 /// directory), and is read by the agent for each new connection, so a grant applies to the next connection.
 public struct AccessPolicy: Sendable, Hashable, Codable {
-    /// The file format version this build writes (it reads 1 and 2).
-    public static let formatVersion = 2
+    /// The file format version this build writes (it reads 1, 2 and 3).
+    public static let formatVersion = 3
 
     /// One granted group, optionally pinned to the content of the executable (or script) it is granted to.
     public struct Grant: Sendable, Hashable, Codable {
@@ -47,6 +54,11 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
     public var version: Int
     /// Extra groups by executable path (absolute, symlink-free), each list in order and without repeated groups.
     public var grants: [String: [Grant]]
+    /// Legacy (file-name) groups adopted by the application path that owns them now.
+    public var adopted: [String: String] = [:]
+    /// Groups the user refused to executable paths for good ("Deny always"): the agent refuses them at once,
+    /// without asking. Absent from files written before denials existed.
+    public var denials: [String: [String]] = [:]
 
     /// Makes a policy.
     public init(grants: [String: [Grant]] = [:]) {
@@ -54,7 +66,7 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
         self.grants = grants
     }
 
-    private enum CodingKeys: String, CodingKey { case version, grants }
+    private enum CodingKeys: String, CodingKey { case version, grants, adopted, denials }
 
     /// Decodes version 2, or version 1 (lists of group names) as grants by path.
     public init(from decoder: any Decoder) throws {
@@ -64,8 +76,10 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
         case 1:
             let names = try container.decode([String: [String]].self, forKey: .grants)
             grants = names.mapValues { $0.map { Grant(group: $0) } }
-        case 2:
+        case 2, 3:
             grants = try container.decode([String: [Grant]].self, forKey: .grants)
+            adopted = try container.decodeIfPresent([String: String].self, forKey: .adopted) ?? [:]
+            denials = try container.decodeIfPresent([String: [String]].self, forKey: .denials) ?? [:]
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .version,
@@ -81,6 +95,8 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.formatVersion, forKey: .version)
         try container.encode(grants, forKey: .grants)
+        if !adopted.isEmpty { try container.encode(adopted, forKey: .adopted) }
+        if !denials.isEmpty { try container.encode(denials, forKey: .denials) }
     }
 
     /// The policy file: `$XDG_CONFIG_HOME/latchkey/access.json`, else `~/.config/latchkey/access.json`.
@@ -95,14 +111,28 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
         return base + "/latchkey/access.json"
     }
 
-    /// The group every executable holds: its file name.
-    public static func defaultGroup(forExecutable path: String) -> String {
+    /// The group every application holds: its identity's path.
+    public static func defaultGroup(forExecutable path: String) -> String { path }
+
+    /// The name-based group an application held before version 3: its file name.
+    public static func legacyGroup(forExecutable path: String) -> String {
         let name = (path as NSString).lastPathComponent
         return name.isEmpty ? "latchkey" : name
     }
 
-    /// The groups of `executable`, in order: its default group, then the granted ones; a pinned grant counts
-    /// only when `contentHash` (called at most once, and only when a pinned grant exists) gives its digest.
+    /// Records that `executable` adopts its legacy group, unless another path adopted it first; returns
+    /// whether the policy changed.
+    @discardableResult
+    public mutating func adoptLegacyGroup(of executable: String) -> Bool {
+        let legacy = Self.legacyGroup(forExecutable: executable)
+        guard adopted[legacy] == nil else { return false }
+        adopted[legacy] = executable
+        return true
+    }
+
+    /// The groups of `executable`, in order: its default group, then the granted ones, then its legacy group
+    /// when it adopted it; a pinned grant counts only when `contentHash` (called at most once, and only when a
+    /// pinned grant exists) gives its digest.
     public func groups(forExecutable executable: String, contentHash: () -> String? = { nil }) -> [String] {
         var groups = [Self.defaultGroup(forExecutable: executable)]
         var digest: String??
@@ -113,6 +143,8 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
             }
             groups.append(grant.group)
         }
+        let legacy = Self.legacyGroup(forExecutable: executable)
+        if adopted[legacy] == executable, !groups.contains(legacy) { groups.append(legacy) }
         return groups
     }
 
@@ -147,11 +179,57 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
         return true
     }
 
+    /// Remembers that the user refused `group` to `executable` for good; returns whether the policy changed.
+    @discardableResult
+    public mutating func deny(_ group: String, to executable: String) -> Bool {
+        var list = denials[executable] ?? []
+        guard !list.contains(group) else { return false }
+        list.append(group)
+        denials[executable] = list
+        return true
+    }
+
+    /// Whether the user refused `group` to `executable` for good.
+    public func isDenied(_ group: String, for executable: String) -> Bool {
+        denials[executable]?.contains(group) ?? false
+    }
+
+    /// Forgets the denial of `group` to `executable`, or every denial of it when `group` is `nil`; returns
+    /// whether the policy changed.
+    @discardableResult
+    public mutating func removeDenial(_ group: String?, from executable: String) -> Bool {
+        guard var list = denials[executable] else { return false }
+        if let group {
+            guard let index = list.firstIndex(of: group) else { return false }
+            list.remove(at: index)
+        } else {
+            list.removeAll()
+        }
+        denials[executable] = list.isEmpty ? nil : list
+        return true
+    }
+
+    /// The prefix of access groups Latchkey keeps for itself (`latchkey.access-log`, the access log's keys):
+    /// never given to a client of the agent, by a grant, a prompt or `LATCHKEY_ACCESS_GROUPS`.
+    public static let reservedPrefix = "latchkey."
+
+    /// Whether `group` is reserved for Latchkey itself (`reservedPrefix`).
+    public static func isReserved(_ group: String) -> Bool {
+        group.hasPrefix(reservedPrefix)
+    }
+
     /// Checks that `group` can be a group name: not empty, no comma (the separator of
-    /// `LATCHKEY_ACCESS_GROUPS`), no control character.
+    /// `LATCHKEY_ACCESS_GROUPS`), no control character, not reserved (`latchkey.`, `isReserved(_:)`).
     ///
     /// - Throws: `KeychainError.Code.param` naming what is wrong.
     public static func validate(group: String) throws(KeychainError) {
+        guard !isReserved(group) else {
+            throw KeychainError(
+                .param,
+                "The access group \(group) is reserved for Latchkey itself (groups starting with \(reservedPrefix)): "
+                    + "it cannot be granted, asked for or named in LATCHKEY_ACCESS_GROUPS."
+            )
+        }
         guard !group.isEmpty, !group.contains(","),
             !group.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {

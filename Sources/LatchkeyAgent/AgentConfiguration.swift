@@ -20,8 +20,14 @@ public struct AgentConfiguration: Sendable {
     public var idleLock: TimeInterval?
     /// Where the idle time is measured; `SystemClock` unless a test injects one.
     public var clock: any KeychainClock
-    /// At most this many connections are served at once; more are closed at once (and logged).
-    public var maximumConnections: Int
+    /// At most this many connections of one client program (the peer's uid and executable, as the kernel
+    /// reports it at accept) are served at once; more of that program's are closed at once (and logged),
+    /// while other programs are still served. Above this, one limit holds for all connections together: the
+    /// agent's descriptor limit (`RLIMIT_NOFILE`, whose soft value the agent raises to the hard one) less a
+    /// reserve for its own files.
+    public var connectionsPerClient: Int
+    /// A new connection that has not sent its whole hello within this many seconds is closed.
+    public var helloTimeout: TimeInterval
     /// Diagnostics: connections, refusals, lock changes, operation names. Never a secret or an attribute value.
     public var logger: Logger
     /// The pinentry program the agent asks the user with (absolute), or `nil` for no prompter: then a group
@@ -30,10 +36,20 @@ public struct AgentConfiguration: Sendable {
     public var pinentry: String?
     /// How long a question of the prompter waits for an answer before it counts as refused, in seconds.
     public var promptTimeout: TimeInterval
+    /// Whether the agent keeps its access log (`<keychain>.access-log`, docs/agent.md "The access log"); on by
+    /// default (`latchkey agent --access-log off` turns it off, for benchmarks).
+    public var accessLog: Bool = true
+    /// The size in bytes past which the access log's current file is rotated to `<keychain>.access-log.1`
+    /// (replacing the older one); 4 MiB by default.
+    public var accessLogLimit: Int = 4 << 20
 
     /// The default configuration for this session.
     ///
-    /// - Throws: `KeychainError.Code.notAvailable` when there is no runtime directory for the socket.
+    /// `LATCHKEY_AGENT_HELLO_TIMEOUT` (seconds, default 2) and `LATCHKEY_AGENT_CONNECTIONS_PER_CLIENT`
+    /// (default 64) set `helloTimeout` and `connectionsPerClient`.
+    ///
+    /// - Throws: `KeychainError.Code.notAvailable` when there is no runtime directory for the socket, `param`
+    ///   for a limit in the environment that is not a positive number.
     public static func standard(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(KeychainError) -> AgentConfiguration {
@@ -44,13 +60,26 @@ public struct AgentConfiguration: Sendable {
                     + "\(geteuid()) does not exist."
             )
         }
-        return AgentConfiguration(
+        var configuration = AgentConfiguration(
             keychainPath: KeychainLocation.defaultKeychainPath(environment: environment),
             socketPath: socketPath,
             policyPath: AccessPolicy.defaultPath(environment: environment),
             stateDirectory: LedgerMemory.defaultDirectory(environment: environment),
             pinentry: AgentPrompter.locate(option: nil, environment: environment)
         )
+        if let text = environment["LATCHKEY_AGENT_HELLO_TIMEOUT"] {
+            guard let seconds = TimeInterval(text), seconds > 0, seconds.isFinite else {
+                throw KeychainError(.param, "LATCHKEY_AGENT_HELLO_TIMEOUT must be a positive number of seconds.")
+            }
+            configuration.helloTimeout = seconds
+        }
+        if let text = environment["LATCHKEY_AGENT_CONNECTIONS_PER_CLIENT"] {
+            guard let count = Int(text), count > 0 else {
+                throw KeychainError(.param, "LATCHKEY_AGENT_CONNECTIONS_PER_CLIENT must be a positive integer.")
+            }
+            configuration.connectionsPerClient = count
+        }
+        return configuration
     }
 
     /// Makes a configuration.
@@ -62,7 +91,8 @@ public struct AgentConfiguration: Sendable {
         storeOptions: KeychainStore.Options = KeychainStore.Options(),
         idleLock: TimeInterval? = nil,
         clock: any KeychainClock = SystemClock(),
-        maximumConnections: Int = 256,
+        connectionsPerClient: Int = 64,
+        helloTimeout: TimeInterval = 2,
         logger: Logger = AgentConfiguration.standardErrorLogger(),
         pinentry: String? = nil,
         promptTimeout: TimeInterval = 60
@@ -75,7 +105,8 @@ public struct AgentConfiguration: Sendable {
         self.storeOptions = storeOptions
         self.idleLock = idleLock
         self.clock = clock
-        self.maximumConnections = maximumConnections
+        self.connectionsPerClient = connectionsPerClient
+        self.helloTimeout = helloTimeout
         self.logger = logger
         self.pinentry = pinentry
         self.promptTimeout = promptTimeout

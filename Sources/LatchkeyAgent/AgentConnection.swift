@@ -13,9 +13,6 @@ struct AgentConnection: Sendable {
     /// The client's identity and prompt target, set by the handshake.
     let session = ClientSession()
 
-    /// How long a new connection may take to send its hello, in seconds.
-    static let helloTimeout = 10
-
     var logger: Logger { server.configuration.logger }
 
     /// Identifies the peer, runs the handshake, then answers operations until the peer closes the connection.
@@ -36,6 +33,13 @@ struct AgentConnection: Sendable {
             return
         }
         guard let (scoped, acceptRollback) = handshake(peer) else { return }
+        if let log = server.accessLog, let client = session.client {
+            // Once per connection, after the welcome went out: the access log's content hash and parent chain.
+            let application = client.application
+            session.setLoggedApplication(
+                log.application(identity: application.path, contentPath: application.contentPath, process: peer.process)
+            )
+        }
         while true {
             let frame: Data
             do throws(AgentFrame.Failure) {
@@ -56,10 +60,11 @@ struct AgentConnection: Sendable {
     /// Reads the hello, decides the client's groups and answers; returns the store scoped to those groups
     /// and whether the client's unlock accepts a rolled-back file, or `nil` when the client was refused.
     private func handshake(_ peer: PeerIdentity) -> (KeychainStore, Bool)? {
-        setReceiveTimeout(seconds: Self.helloTimeout)
         let payload: Data
         do throws(AgentFrame.Failure) {
-            payload = try AgentFrame.read(from: descriptor)
+            // The whole hello must arrive within the limit (`AgentConfiguration.helloTimeout`), however slowly
+            // its bytes trickle in.
+            payload = try AgentFrame.read(from: descriptor, within: server.configuration.helloTimeout)
         } catch {
             logger.info(
                 "connection dropped before its hello",
@@ -67,18 +72,14 @@ struct AgentConnection: Sendable {
             )
             return nil
         }
-        setReceiveTimeout(seconds: 0)
         let json = AgentHandshake.isJSON(payload)  // the reply takes the hello's form
         do throws(KeychainError) {
             let hello = try AgentHandshake.decode(AgentHandshake.Hello.self, from: payload)
-            guard let executable = peer.executable else {
-                throw KeychainError(.missingEntitlement, "The agent cannot read this process's executable.")
-            }
-            let script = ScriptIdentity.script(ofProcess: peer.process, executable: executable)
-            let identity = script ?? executable  // as `AgentServer.applicationIdentity(ofProcess:)`
+            let application = try ApplicationIdentity.of(process: peer.process)
+            let identity = application.path
             session.set(
                 ClientSession.Client(
-                    identity: identity,
+                    application: application,
                     process: peer.process,
                     target: AgentPrompter.Target(
                         ttyName: hello.ttyName,
@@ -88,20 +89,20 @@ struct AgentConnection: Sendable {
                     )
                 )
             )
-            let groups = try accessGroups(for: identity, narrowedTo: hello.accessGroups)
+            let groups = try accessGroups(for: application, narrowedTo: hello.accessGroups)
             let welcome = AgentWelcome(
                 keychain: server.keychainPath,
                 accessGroups: groups,
                 lockState: server.store.lockState,
                 executable: identity,
-                interpreter: script == nil ? nil : executable,
+                interpreter: application.interpreter,
                 agentProcess: getpid()
             )
             try send(AgentHandshake.encode(AgentHandshake.Reply.accepted(welcome), json: json))
             var metadata: Logger.Metadata = [
                 "pid": "\(peer.process)", "executable": "\(identity)", "groups": "\(groups.count)",
             ]
-            if script != nil { metadata["interpreter"] = "\(executable)" }
+            if let interpreter = application.interpreter { metadata["interpreter"] = "\(interpreter)" }
             logger.info("client connected", metadata: metadata)
             return (server.store.scoped(accessGroups: groups), hello.acceptRollback == true)
         } catch {
@@ -117,12 +118,16 @@ struct AgentConnection: Sendable {
         }
     }
 
-    /// The groups of `identity` (an executable, or an interpreter's script) from the policy (a grant pinned
-    /// to a content hash counts while the file's SHA-256 matches), narrowed to `requested` when the client
+    /// The groups of `application` from the policy (a grant pinned to a content hash counts while the running
+    /// image's, or script's, SHA-256 matches), narrowed to `requested` when the client
     /// asks. A requested group it does not hold is asked to the user when the agent has a prompter (always
     /// allow: granted and remembered by path and content hash; allow once: this connection only).
-    private func accessGroups(for identity: String, narrowedTo requested: [String]?) throws(KeychainError) -> [String] {
-        let granted = server.policyGroups(for: identity)
+    private func accessGroups(
+        for application: ApplicationIdentity,
+        narrowedTo requested: [String]?
+    ) throws(KeychainError) -> [String] {
+        let identity = application.path
+        let granted = server.policyGroups(for: application)
         guard let requested, !requested.isEmpty else { return granted }
         let missing = requested.filter { !granted.contains($0) }
         for group in missing {
@@ -164,6 +169,9 @@ struct AgentConnection: Sendable {
                 )
             default:
                 logger.debug("request served", metadata: ["operation": "\(operation.name)", "pid": "\(peer.process)"])
+            }
+            if let log = server.accessLog, let application = session.loggedApplication {
+                log.record(operation, outcome: outcome, application: application)
             }
             return .success(outcome)
         } catch {
@@ -245,10 +253,5 @@ struct AgentConnection: Sendable {
         } catch {
             throw KeychainError(.io, "The client went away: \(error).")
         }
-    }
-
-    private func setReceiveTimeout(seconds: Int) {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 }

@@ -12,7 +12,9 @@ import Synchronization
 /// `WAYLAND_DISPLAY` (from its hello), sends `OPTION ttyname=` and `OPTION ttytype=` for the client's
 /// terminal, then `SETTIMEOUT`, `SETTITLE`, `SETDESC`, `SETPROMPT`, `SETOK`/`SETNOTOK`/`SETCANCEL`, one
 /// `CONFIRM` or `GETPIN`, and `BYE`. A question without an answer within `timeout` seconds is a refusal;
-/// questions from concurrent clients wait for each other. The passphrase of a `GETPIN` is held only as
+/// questions from concurrent clients wait for each other. A question asked for a client's connection
+/// (`watching`) is cancelled, its pinentry killed, as soon as that client hangs up, and is never shown when
+/// the client left while it waited for the questions before it. The passphrase of a `GETPIN` is held only as
 /// `SecretData`; the buffers it passed through are wiped and it is never logged.
 public final class AgentPrompter: Sendable {
     /// The pinentry program, absolute.
@@ -95,20 +97,24 @@ public final class AgentPrompter: Sendable {
     /// `SETNOTOK`, and `ERR` with `GPG_ERR_CANCELED` (99) for Cancel, Escape or a closed window; the error
     /// value carries the source (pinentry, 5) in its high bits, so only its low 16 bits are compared.
     ///
-    /// - Parameter description: The question's text; by default "Allow <identity> (pid <process>) to use the
-    ///   keychain items of access group <group>?".
+    /// - Parameters:
+    ///   - description: The question's text; by default "Allow <identity> (pid <process>) to use the
+    ///     keychain items of access group <group>?".
+    ///   - client: The socket of the connection the question is for: its hang-up cancels the question
+    ///     (`.deny`); `nil` when the asker has no socket (the Secret Service).
     public func askForGroup(
         identity: String,
         process: Int32,
         group: String,
         target: Target,
-        description: String? = nil
+        description: String? = nil,
+        watching client: Int32? = nil
     ) -> GroupAnswer {
         let answer: GroupAnswer
         let text =
             description ?? "Allow \(identity) (pid \(process)) to use the keychain items of access group \(group)?"
         do throws(PinentryProcess.Failure) {
-            answer = try converse(target) { (pinentry) throws(PinentryProcess.Failure) -> GroupAnswer in
+            answer = try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> GroupAnswer in
                 try pinentry.command("SETDESC " + Assuan.escape(text))
                 try pinentry.command("SETOK " + Assuan.escape("Always allow"))
                 try pinentry.command("SETNOTOK " + Assuan.escape("Allow once"))
@@ -119,6 +125,9 @@ public final class AgentPrompter: Sendable {
                 default: return .deny
                 }
             }
+        } catch .clientGone {
+            logger.info("group question cancelled: the client went away", metadata: ["pid": "\(process)"])
+            return .deny
         } catch {
             logger.warning(
                 "prompt failed: the group is refused",
@@ -132,11 +141,16 @@ public final class AgentPrompter: Sendable {
 
     /// Asks for the keychain passphrase (`GETPIN`) to confirm the user's presence.
     ///
-    /// - Throws: `userCanceled` (-128) when the user cancels or does not answer in time,
-    ///   `interactionNotAllowed` (-25308) when pinentry cannot be started or fails.
-    public func askPassphrase(description: String, target: Target) throws(KeychainError) -> SecretData {
+    /// - Parameter client: The socket of the connection the question is for, whose hang-up cancels it.
+    /// - Throws: `userCanceled` (-128) when the user cancels or does not answer in time, or the client went
+    ///   away; `interactionNotAllowed` (-25308) when pinentry cannot be started or fails.
+    public func askPassphrase(
+        description: String,
+        target: Target,
+        watching client: Int32? = nil
+    ) throws(KeychainError) -> SecretData {
         try mapping { () throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
-            try converse(target) { (pinentry) throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
+            try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
                 try pinentry.command("SETDESC " + Assuan.escape(description))
                 try pinentry.command("SETPROMPT " + Assuan.escape("Passphrase:"))
                 var data: [UInt8] = []
@@ -150,10 +164,11 @@ public final class AgentPrompter: Sendable {
 
     /// Asks for a plain confirmation (`CONFIRM` with OK and Cancel), for a keychain without a passphrase.
     ///
-    /// - Throws: As `askPassphrase(description:target:)`.
-    public func confirm(description: String, target: Target) throws(KeychainError) {
+    /// - Parameter client: The socket of the connection the question is for, whose hang-up cancels it.
+    /// - Throws: As `askPassphrase(description:target:watching:)`.
+    public func confirm(description: String, target: Target, watching client: Int32? = nil) throws(KeychainError) {
         try mapping { () throws(PinentryProcess.Failure) -> Result<Void, KeychainError> in
-            try converse(target) { (pinentry) throws(PinentryProcess.Failure) -> Result<Void, KeychainError> in
+            try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> Result<Void, KeychainError> in
                 try pinentry.command("SETDESC " + Assuan.escape(description))
                 try pinentry.command("SETOK " + Assuan.escape("Allow"))
                 try pinentry.command("SETCANCEL " + Assuan.escape("Deny"))
@@ -162,6 +177,34 @@ public final class AgentPrompter: Sendable {
                 return .success(())
             }
         }.get()
+    }
+
+    /// After a "Deny": asks whether to remember the denial, with the buttons Deny always (OK) and Only this
+    /// time (Cancel); returns whether to remember it. Cancel, a closed window, no answer in time or a failed
+    /// pinentry are "only this time".
+    public func askToRememberDenial(
+        identity: String,
+        process: Int32,
+        group: String,
+        target: Target,
+        watching client: Int32? = nil
+    ) -> Bool {
+        let text = "Remember this denial? \(identity) (pid \(process)) will not be asked again for access group \(group)."
+        let remember: Bool
+        do throws(PinentryProcess.Failure) {
+            remember = try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> Bool in
+                try pinentry.command("SETDESC " + Assuan.escape(text))
+                try pinentry.command("SETOK " + Assuan.escape("Deny always"))
+                try pinentry.command("SETCANCEL " + Assuan.escape("Only this time"))
+                if case .ok = try pinentry.command("CONFIRM") { return true }
+                return false
+            }
+        } catch {
+            logger.warning("prompt failed: the denial is not remembered", metadata: ["pid": "\(process)", "reason": "\(error)"])
+            remember = false
+        }
+        logger.info("denial question answered", metadata: ["pid": "\(process)", "remember": "\(remember)"])
+        return remember
     }
 
     private static func refusal(_ response: Assuan.Response) -> KeychainError {
@@ -183,6 +226,9 @@ public final class AgentPrompter: Sendable {
             return .failure(
                 KeychainError(.userCanceled, "Nobody answered the agent's prompt within \(Int(timeout)) s.")
             )
+        } catch .clientGone {
+            logger.info("prompt cancelled: the client went away")
+            return .failure(KeychainError(.userCanceled, "The client went away before the prompt was answered."))
         } catch {
             logger.warning("prompt failed", metadata: ["reason": "\(error)"])
             return .failure(
@@ -192,14 +238,21 @@ public final class AgentPrompter: Sendable {
     }
 
     /// Runs one conversation with a new pinentry, after the questions before it: options, title and
-    /// timeout, then `body`, then `BYE`.
+    /// timeout, then `body`, then `BYE`. With a `client` socket, the conversation is not started when the
+    /// client already hung up, and is ended (`clientGone`) as soon as it does.
     private func converse<T>(
         _ target: Target,
+        watching client: Int32?,
         _ body: (PinentryProcess) throws(PinentryProcess.Failure) -> T
     ) throws(PinentryProcess.Failure) -> T {
         try serial.withLock { (count: inout Int) throws(PinentryProcess.Failure) -> T in
             count += 1
-            let pinentry = try PinentryProcess.start(program, environment: environment(for: target), timeout: timeout)
+            let pinentry = try PinentryProcess.start(
+                program,
+                environment: environment(for: target),
+                timeout: timeout,
+                watching: client
+            )
             defer { pinentry.finish() }
             if let tty = target.ttyName { _ = try pinentry.command("OPTION ttyname=" + Assuan.escape(tty)) }
             if let type = target.ttyType { _ = try pinentry.command("OPTION ttytype=" + Assuan.escape(type)) }

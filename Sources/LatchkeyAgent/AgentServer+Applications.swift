@@ -9,61 +9,147 @@ extension AgentServer {
     /// One read-modify-write of the policy file at a time within the agent.
     private static let policyWrites = Mutex<Int>(0)
 
-    /// The application identity of process `process`: its executable, or the script an interpreter runs
-    /// (`ScriptIdentity`); `nil` when `/proc` does not tell (the process is gone, or not dumpable).
+    /// The application identity of process `process` (`ApplicationIdentity`), `nil` when it has none the agent
+    /// trusts (gone, not dumpable, a deleted or replaced executable, the dynamic loader).
     package func applicationIdentity(ofProcess process: Int32) -> String? {
-        guard let executable = PeerIdentity.executable(of: process) else { return nil }
-        return ScriptIdentity.script(ofProcess: process, executable: executable) ?? executable
+        try? ApplicationIdentity.of(process: process).path
     }
 
-    /// The groups the policy gives `identity` now (a grant pinned to a content hash counts while the file's
-    /// SHA-256 matches); an unreadable policy gives only the default group, and is logged.
-    package func policyGroups(for identity: String) -> [String] {
-        let policy: AccessPolicy
+    /// The groups the policy gives `identity` now: its default group, the granted ones (a grant pinned to a
+    /// content hash counts while the running image's, or script's, SHA-256 matches), and its legacy
+    /// file-name group once it adopted it (`adoptLegacyGroupIfOwned`). An unreadable policy gives only the
+    /// default group, and is logged.
+    package func policyGroups(for identity: ApplicationIdentity) -> [String] {
+        var policy = loadPolicy()
+        if adoptLegacyGroupIfOwned(identity.path, policy: policy) { policy = loadPolicy() }
+        return policy.groups(forExecutable: identity.path) { contentHashes.digest(ofFile: identity.contentPath) }
+            .filter { !AccessPolicy.isReserved($0) }  // `latchkey.` groups are never a client's (the access log's keys)
+    }
+
+    /// The groups the policy gives process `process`, whose identity was found earlier to be `identity`
+    /// (the Secret Service identifies a bus connection once): none when the process's identity is not that
+    /// any more.
+    package func policyGroups(for identity: String, process: Int32) -> [String] {
+        guard let current = try? ApplicationIdentity.of(process: process), current.path == identity else { return [] }
+        return policyGroups(for: current)
+    }
+
+    /// The policy file, or an empty policy (logged) when it cannot be read.
+    private func loadPolicy() -> AccessPolicy {
         do {
-            policy = try AccessPolicy.load(from: configuration.policyPath)
+            return try AccessPolicy.load(from: configuration.policyPath)
         } catch {
             configuration.logger.error(
                 "access policy unreadable: only default groups are given",
                 metadata: ["error": "\(error.message)"]
             )
-            policy = AccessPolicy()
+            return AccessPolicy()
         }
-        return policy.groups(forExecutable: identity) { contentHashes.digest(ofFile: identity) }
+    }
+
+    /// The one-time upgrade from name-based groups: when no application adopted the legacy group named after
+    /// `path`'s file name yet and that group holds items, `path` adopts it (written to the policy, logged);
+    /// returns whether it did. A name found empty is not searched again until the keychain changes (its
+    /// change counter moves).
+    private func adoptLegacyGroupIfOwned(_ path: String, policy: AccessPolicy) -> Bool {
+        let legacy = AccessPolicy.legacyGroup(forExecutable: path)
+        guard policy.adopted[legacy] == nil else { return false }
+        let counter = (try? store.changeCounter()) ?? -1
+        guard emptyLegacyGroups.withLock({ $0[legacy] }) != counter else { return false }
+        guard legacyGroupHoldsItems(legacy) else {
+            emptyLegacyGroups.withLock { $0[legacy] = counter }
+            return false
+        }
+        do {
+            let adopted = try Self.policyWrites.withLock { (_: inout Int) throws(KeychainError) -> Bool in
+                var current = try AccessPolicy.load(from: configuration.policyPath)
+                guard current.adoptLegacyGroup(of: path) else { return false }
+                try current.save(to: configuration.policyPath)
+                return true
+            }
+            if adopted {
+                configuration.logger.notice(
+                    "legacy group adopted",
+                    metadata: ["group": "\(legacy)", "executable": "\(path)"]
+                )
+            }
+            return adopted
+        } catch {
+            configuration.logger.error("legacy group not adopted", metadata: ["error": "\(error.message)"])
+            return false
+        }
+    }
+
+    /// Whether any item is stored under `group`, from the index alone (works while locked).
+    private func legacyGroupHoldsItems(_ group: String) -> Bool {
+        let scoped = store.scoped(accessGroups: [group])
+        for itemClass in [ItemClass.genericPassword, .internetPassword, .key, .certificate] {
+            let request = FindRequest(ItemQuery(itemClass, synchronizable: .any), limit: .one, referencesOnly: true)
+            if case .items(let items)? = try? scoped.perform(.find(request)), !items.isEmpty { return true }
+        }
+        return false
     }
 
     /// Asks the user (when the agent has a prompter) whether `identity` (process `process`) may use
     /// `group`; returns whether it may. "Always allow" is written to the policy as a grant to `identity`
-    /// pinned to its current SHA-256 (a file that cannot be hashed is allowed this once only); "Allow once"
+    /// pinned to the SHA-256 of `contentPath` (the running image, or the script; a file that cannot be hashed
+    /// is allowed this once only); "Allow once"
     /// allows this once (the caller decides how long that lasts); "Deny", no answer in time, a failed
     /// pinentry or no prompter refuse.
     ///
-    /// - Parameter description: The question's text, when not the access-group question.
+    /// - Parameters:
+    ///   - description: The question's text, when not the access-group question.
+    ///   - client: The socket of the connection that asks: the question is cancelled (refused) as soon as it
+    ///     hangs up; `nil` for an asker without a socket (the Secret Service).
     /// - Throws: `param` for a group name that cannot be granted (commas, control characters).
     package func askForGroup(
         _ group: String,
         identity: String,
+        contentPath: String,
         process: Int32,
         target: AgentPrompter.Target,
-        description: String? = nil
+        description: String? = nil,
+        watching client: Int32? = nil
     ) throws(KeychainError) -> Bool {
-        guard let prompter else { return false }
+        let channel: AccessLogEntry.Channel = client == nil ? .secretService : .socket
+        func log(_ decision: AccessLogEntry.Decision) {
+            recordDecision(decision, group: group, identity: identity, contentPath: contentPath, process: process, channel: channel)
+        }
+        guard let prompter else {
+            log(.denied)
+            return false
+        }
         try AccessPolicy.validate(group: group)
         let logger = configuration.logger
+        if (try? AccessPolicy.load(from: configuration.policyPath))?.isDenied(group, for: identity) == true {
+            logger.info("group refused: the user denied it for good", metadata: ["pid": "\(process)"])
+            log(.deniedAlways)
+            return false
+        }
         let answer = prompter.askForGroup(
             identity: identity,
             process: process,
             group: group,
             target: target,
-            description: description
+            description: description,
+            watching: client
         )
         switch answer {
         case .deny:
+            guard prompter.askToRememberDenial(identity: identity, process: process, group: group, target: target, watching: client)
+            else {
+                log(.denied)
+                return false
+            }
+            rememberDenial(group, to: identity, process: process)
+            log(.deniedAlways)
             return false
         case .once:
+            log(.once)
             return true
         case .always:
-            guard let digest = contentHashes.digest(ofFile: identity) else {
+            log(.always)
+            guard let digest = contentHashes.digest(ofFile: contentPath) else {
                 logger.warning(
                     "always-allow not remembered: the file cannot be hashed",
                     metadata: ["pid": "\(process)"]
@@ -81,6 +167,21 @@ extension AgentServer {
                 logger.error("grant not remembered", metadata: ["error": "\(error.message)"])
             }
             return true
+        }
+    }
+
+    /// Writes a "Deny always" to the policy (`AccessPolicy.deny(_:to:)`); a failure is logged (the denial then
+    /// holds for this question only).
+    private func rememberDenial(_ group: String, to identity: String, process: Int32) {
+        let path = configuration.policyPath
+        do {
+            try Self.policyWrites.withLock { (_: inout Int) throws(KeychainError) in
+                var policy = try AccessPolicy.load(from: path)
+                if policy.deny(group, to: identity) { try policy.save(to: path) }
+            }
+            configuration.logger.info("denial remembered", metadata: ["pid": "\(process)", "executable": "\(identity)"])
+        } catch {
+            configuration.logger.error("denial not remembered", metadata: ["error": "\(error.message)"])
         }
     }
 

@@ -40,11 +40,19 @@ public final class AgentServer: Sendable {
     let prompter: AgentPrompter?
     /// Content digests of clients' executables and scripts, for pinned grants.
     let contentHashes = ContentHashes()
+    /// Legacy (file-name) groups found to hold no item, with the keychain's change counter then, so that
+    /// connections do not search for them again until the keychain changes.
+    let emptyLegacyGroups = Mutex<[String: Int64]>([:])
     /// When each identity last confirmed the user's presence, on the configuration's clock.
     let presence: PresenceMemory
     /// Rewrites the state file beside the socket on every lock change and committed write (for observers).
     let statePublisher: AgentStatePublisher
-    private let connections = Atomic<Int>(0)
+    /// The access log (docs/agent.md, "The access log"); `nil` when the configuration turns it off.
+    let accessLog: AccessLog?
+    /// How many connections each client program, and all of them, may hold at once.
+    private let limits: ConnectionLimits
+    /// `AgentFrame.largeBuffersReleased` when free memory was last returned to the system.
+    private let trimmedLargeBuffers = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
 
     private init(
@@ -70,6 +78,20 @@ public final class AgentServer: Sendable {
             AgentPrompter(program: $0, timeout: configuration.promptTimeout, logger: configuration.logger)
         }
         self.presence = PresenceMemory(clock: configuration.clock)
+        let memory = self.ledgerMemory
+        self.accessLog =
+            configuration.accessLog
+            ? AccessLog(
+                store: store,
+                limit: configuration.accessLogLimit,
+                hashes: contentHashes,
+                written: { memory.record(store) },
+                logger: configuration.logger
+            ) : nil
+        self.limits = ConnectionLimits(
+            perClient: configuration.connectionsPerClient,
+            total: ConnectionLimits.total(forDescriptorLimit: ConnectionLimits.raiseDescriptorLimit())
+        )
     }
 
     /// The socket the agent listens on.
@@ -110,6 +132,10 @@ public final class AgentServer: Sendable {
                 metadata: ["code": "\(error.code.rawValue)"]
             )
         }
+        // Large blocks (a big request's frame buffer) get their own mappings, unmapped when freed, so that the
+        // memory of clients that sent (or started) big frames goes back to the system when they leave; glibc
+        // would otherwise raise the threshold after the first such block and keep later ones in its arenas.
+        _ = latchkey_set_mmap_threshold(Int32(Self.mmapThreshold))
         server.idleLock?.start { [weak server] in server?.lockForIdleness() }
         server.statePublisher.start()
         let thread = Thread { [server] in server.acceptConnections() }
@@ -120,6 +146,8 @@ public final class AgentServer: Sendable {
             metadata: [
                 "socket": "\(listener.path)", "keychain": "\(server.keychainPath)",
                 "lockState": "\(store.lockState.rawValue)", "pinentry": "\(configuration.pinentry ?? "none")",
+                "connectionsPerClient": "\(server.limits.perClient)", "connections": "\(server.limits.total)",
+                "helloTimeout": "\(configuration.helloTimeout)",
             ]
         )
         return server
@@ -153,6 +181,7 @@ public final class AgentServer: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         idleLock?.stop()
         statePublisher.stop()
+        accessLog?.stop()
         ledgerMemory.record(store, durable: true)
         listener.close()
         close(keychainLock)
@@ -199,32 +228,69 @@ public final class AgentServer: Sendable {
                     "accept failed",
                     metadata: ["error": "\(String(cString: strerror(code)))"]
                 )
-                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM { continue }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    // Out of descriptors or memory: give connections that end a moment to free some instead
+                    // of spinning (and logging) while the pending connection stays in the queue.
+                    _ = poll(nil, 0, 100)
+                    continue
+                }
                 return
             }
             admit(client)
         }
     }
 
+    /// glibc's mmap threshold in the agent: blocks of at least 128 KiB (its default, kept from rising).
+    static let mmapThreshold = 128 << 10
+
+    /// Serves `client` on a thread of its own, unless its program (uid and executable, read here in the
+    /// accept thread) already holds its share of connections or the agent holds its total: then the
+    /// connection is closed at once, and the refusal logged (at most once a second).
     private func admit(_ client: Int32) {
-        let count = connections.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
-        guard count <= configuration.maximumConnections else {
-            connections.wrappingSubtract(1, ordering: .acquiringAndReleasing)
-            configuration.logger.warning(
-                "connection refused: too many connections",
-                metadata: ["limit": "\(configuration.maximumConnections)"]
-            )
+        let peer: PeerIdentity
+        do throws(KeychainError) {
+            peer = try PeerIdentity.of(connection: client)
+        } catch {
+            configuration.logger.warning("connection dropped: no peer credentials", metadata: ["error": "\(error.message)"])
             close(client)
+            return
+        }
+        let key = ConnectionLimits.Client(user: peer.user, executable: peer.executable)
+        switch limits.admit(key) {
+        case .admitted:
+            break
+        case .refused(let refusal, let logged, let suppressed):
+            close(client)
+            guard logged else { return }
+            configuration.logger.warning(
+                refusal == .client
+                    ? "connection refused: this program holds too many connections"
+                    : "connection refused: too many connections",
+                metadata: [
+                    "uid": "\(peer.user)", "pid": "\(peer.process)", "executable": "\(peer.executable ?? "?")",
+                    "limit": "\(refusal == .client ? limits.perClient : limits.total)",
+                    "refusedWithoutLog": "\(suppressed)",
+                ]
+            )
             return
         }
         let connection = AgentConnection(server: self, descriptor: client)
         let thread = Thread { [self] in
             connection.serve()
-            connections.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            limits.release(key)
+            returnFreedMemory()
         }
         thread.name = "latchkey-agent-client"
         thread.stackSize = 1 << 20
         thread.start()
+    }
+
+    /// Returns free heap memory to the system (`malloc_trim`) when a large frame buffer was freed since the
+    /// last time; large buffers themselves are unmapped when freed (`mmapThreshold`).
+    private func returnFreedMemory() {
+        let released = AgentFrame.largeBuffersReleased.load(ordering: .relaxed)
+        guard trimmedLargeBuffers.exchange(released, ordering: .relaxed) != released else { return }
+        _ = latchkey_trim_memory()
     }
 
     /// Called before each request: locks first when the idle time ran out, then restarts the idle time.

@@ -6,8 +6,10 @@ import Synchronization
 final class ClientSession: Sendable {
     /// The identity and prompt target, once the handshake set them.
     struct Client: Sendable {
-        /// The executable, or for an interpreter the script it runs (absolute, symlink-free).
-        var identity: String
+        /// Who the client is (`ApplicationIdentity`).
+        var application: ApplicationIdentity
+        /// The executable, or for a system interpreter the script it runs (absolute, symlink-free).
+        var identity: String { application.path }
         /// The client's process id.
         var process: Int32
         /// The client's terminal and display.
@@ -15,6 +17,7 @@ final class ClientSession: Sendable {
     }
 
     private let state = Mutex<Client?>(nil)
+    private let logged = Mutex<AccessLogEntry.Application?>(nil)
 
     /// Makes a session that knows nothing yet.
     init() {}
@@ -25,5 +28,14 @@ final class ClientSession: Sendable {
     /// Records the client (in the handshake).
     func set(_ client: Client) {
         state.withLock { $0 = client }
+    }
+
+    /// The client as the access log records it (content hash and parent chain), once computed after the
+    /// handshake; `nil` before, or when the log is off.
+    var loggedApplication: AccessLogEntry.Application? { logged.withLock { $0 } }
+
+    /// Records the client as the access log records it (once per connection).
+    func setLoggedApplication(_ application: AccessLogEntry.Application) {
+        logged.withLock { $0 = application }
     }
 }

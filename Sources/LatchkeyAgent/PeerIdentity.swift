@@ -44,13 +44,20 @@ public struct PeerIdentity: Sendable, Hashable {
     }
 
     /// The executable of process `pid` (`/proc/<pid>/exe`, without the ` (deleted)` mark of a replaced
-    /// file), or `nil` when it cannot be read.
+    /// file), or `nil` when it cannot be read. This names the program for limits and logs; the identity that
+    /// decides access is `ApplicationIdentity`, which refuses a deleted or replaced executable.
     public static func executable(of process: Int32) -> String? {
+        guard let path = executableLink(of: process) else { return nil }
+        let deleted = " (deleted)"
+        return path.hasSuffix(deleted) ? String(path.dropLast(deleted.count)) : path
+    }
+
+    /// The target of `/proc/<pid>/exe` as the kernel gives it (with ` (deleted)` when the file was removed),
+    /// or `nil` when it cannot be read.
+    static func executableLink(of process: Int32) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/\(process)/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
-        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let deleted = " (deleted)"
-        return path.hasSuffix(deleted) ? String(path.dropLast(deleted.count)) : path
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import CLatchkeyAgent
 import Foundation
 import Latchkey
 import LatchkeyCrypto
@@ -13,14 +14,18 @@ import Glibc
 /// `/dev/null` as its standard error, and the environment it is given. It is started with `posix_spawn`,
 /// not Foundation's `Process`, whose concurrent launches are not safe (swift-corelibs-foundation #4772).
 /// Every read waits at most until the conversation's deadline; a pinentry that does not answer in time is
-/// killed.
+/// killed. When the conversation asks for a client of the agent, every read also watches that client's
+/// socket: the client hanging up ends the conversation at once (the pinentry is killed), so that a question
+/// nobody waits for does not hold up the questions after it.
 final class PinentryProcess {
     private let process: pid_t
     private let socket: Int32
     private let deadline: ContinuousClock.Instant
+    private let client: Int32?
     private var buffer: [UInt8] = []
     private var finished = false
-    private var timedOut = false
+    /// Whether the conversation was given up (no answer in time, or the client went away): no `BYE`.
+    private var abandoned = false
 
     /// What went wrong in a conversation.
     enum Failure: Error, Equatable {
@@ -30,12 +35,21 @@ final class PinentryProcess {
         case timedOut
         /// The program closed its end or sent something that is not Assuan.
         case broken(String)
+        /// The client the question was for hung up before the answer.
+        case clientGone
     }
 
-    private init(process: pid_t, socket: Int32, deadline: ContinuousClock.Instant) {
+    private init(process: pid_t, socket: Int32, deadline: ContinuousClock.Instant, client: Int32?) {
         self.process = process
         self.socket = socket
         self.deadline = deadline
+        self.client = client
+    }
+
+    /// Whether the client connected on socket `descriptor` hung up (or its socket failed), without waiting.
+    static func clientGone(_ descriptor: Int32) -> Bool {
+        var watched = pollfd(fd: descriptor, events: Int16(LATCHKEY_POLLRDHUP), revents: 0)
+        return poll(&watched, 1, 0) > 0 && watched.revents != 0
     }
 
     deinit { finish() }
@@ -46,11 +60,15 @@ final class PinentryProcess {
     ///   - program: The pinentry program's absolute path.
     ///   - environment: Its whole environment (`KEY=value`).
     ///   - timeout: How long the whole conversation may take, in seconds.
+    ///   - client: The socket of the client the question is for, watched during the conversation; `nil`
+    ///     when it has none (the Secret Service).
     static func start(
         _ program: String,
         environment: [String],
-        timeout: TimeInterval
+        timeout: TimeInterval,
+        watching client: Int32? = nil
     ) throws(Failure) -> PinentryProcess {
+        if let client, clientGone(client) { throw .clientGone }
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw .cannotStart("socketpair: \(String(cString: strerror(errno)))")
@@ -88,7 +106,8 @@ final class PinentryProcess {
         let conversation = PinentryProcess(
             process: process,
             socket: pair[0],
-            deadline: .now + .milliseconds(Int64(max(timeout, 0) * 1000))
+            deadline: .now + .milliseconds(Int64(max(timeout, 0) * 1000)),
+            client: client
         )
         let greeting = try conversation.response()
         guard greeting == .ok else { throw .broken("pinentry did not greet with OK") }
@@ -123,14 +142,14 @@ final class PinentryProcess {
 
     /// Says `BYE` and gives the program up to a second to close its end and exit (a curses pinentry restores
     /// the terminal on its way out), then closes the socket and reaps the process, killing it when it is still
-    /// running. A conversation that timed out is ended at once.
+    /// running. A conversation that timed out, or whose client went away, is ended at once.
     func finish() {
         guard !finished else { return }
         finished = true
         if !buffer.isEmpty { wipe(&buffer) }
         var status: Int32 = 0
         var reaped = false
-        if !timedOut {
+        if !abandoned {
             _ = "BYE\n".withCString { Glibc.send(socket, $0, 4, Int32(MSG_NOSIGNAL)) }
             let grace = ContinuousClock.now + .seconds(1)
             var scratch = [UInt8](repeating: 0, count: 256)
@@ -204,15 +223,24 @@ final class PinentryProcess {
         while true {
             let remaining = deadline - .now
             guard remaining > .zero else {
-                timedOut = true
+                abandoned = true
                 throw .timedOut
             }
             let (seconds, attoseconds) = remaining.components
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, milliseconds)
-            if ready > 0 { return }
+            // The client's socket is watched for its hang-up only (POLLHUP and POLLERR are always reported):
+            // bytes it sends early stay unread.
+            var descriptors = [
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: client ?? -1, events: Int16(LATCHKEY_POLLRDHUP), revents: 0),
+            ]
+            let ready = poll(&descriptors, client == nil ? 1 : 2, milliseconds)
             if ready < 0 && errno != EINTR { throw .broken("poll: \(String(cString: strerror(errno)))") }
+            if ready > 0 && descriptors[1].revents != 0 {
+                abandoned = true
+                throw .clientGone
+            }
+            if ready > 0 { return }
         }
     }
 }

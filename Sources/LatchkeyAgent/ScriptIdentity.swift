@@ -1,45 +1,26 @@
 import Foundation
 import Latchkey
 
-/// The script an interpreter runs, which is the identity of a client whose executable is a known
-/// interpreter: every Python program is `/usr/bin/python3.x` to the kernel, so the agent looks at what the
-/// interpreter was asked to run.
+/// The script a system interpreter runs, which is the identity of a client whose executable is one
+/// (`SystemInterpreter`): every Python program is `/usr/bin/python3.x` to the kernel, so the agent looks at
+/// what the interpreter was asked to run.
 ///
-/// The interpreters are recognised by file name: `python`, `python3`, `python3.12` …, `perl`, `perl5.36` …,
-/// `ruby`, `ruby3.1` …, `node`, `nodejs`, and the shells `bash`, `sh`, `dash`, `zsh`, `ksh`, `mksh`. (`env` in
-/// a `#!/usr/bin/env python3` line replaces itself with the interpreter, so the process is the interpreter.)
-/// From `/proc/<pid>/cmdline` the interpreter's own options are skipped; the first other argument is the
-/// script, resolved against the process's working directory (`/proc/<pid>/cwd`) and made absolute and
-/// symlink-free. A command given inline (`python3 -c`, `python3 -m`, `perl -e`, `ruby -e`, `node -e`/`-p`,
-/// `sh -c`) or read from standard input (`-`, `sh -s`, no argument) has no script file: the identity stays the
-/// interpreter. So does an argument that is not a regular file.
+/// Only a system interpreter counts: a file elsewhere named `python3` or `sh` is an ordinary program.
+/// (`env` in a `#!/usr/bin/env python3` line replaces itself with the interpreter, so the process is the
+/// interpreter.) From `/proc/<pid>/cmdline` the interpreter's own options are skipped; the first other
+/// argument is the script, resolved against the process's working directory (`/proc/<pid>/cwd`) and made
+/// absolute and symlink-free. A command given inline (`python3 -c`, `python3 -m`, `perl -e`, `ruby -e`,
+/// `node -e`/`-p`, `sh -c`) or read from standard input (`-`, `sh -s`, no argument) has no script file: the
+/// identity stays the interpreter. So does an argument that is not a regular file.
 ///
 /// This is only as trustworthy as the process's arguments: a process can rewrite its own
 /// `/proc/<pid>/cmdline`, and a script that changed its working directory before connecting is resolved
 /// against the new one (docs/agent.md, "What the agent cannot stop").
 public enum ScriptIdentity {
-    /// The interpreter families, by the file name's leading letters.
-    enum Family: Sendable {
-        case python, perl, ruby, node, shell
-    }
+    typealias Family = SystemInterpreter.Family
 
-    /// The family of `executable` when its file name is a known interpreter.
-    static func family(of executable: String) -> Family? {
-        let name = (executable as NSString).lastPathComponent
-        func versioned(_ base: String) -> Bool {
-            guard name.hasPrefix(base) else { return false }
-            return name.dropFirst(base.count).allSatisfy { $0.isNumber || $0 == "." }
-        }
-        if versioned("python") { return .python }
-        if versioned("perl") { return .perl }
-        if versioned("ruby") { return .ruby }
-        if name == "node" || name == "nodejs" { return .node }
-        if ["bash", "sh", "dash", "zsh", "ksh", "mksh"].contains(name) { return .shell }
-        return nil
-    }
-
-    /// Whether `executable` is an interpreter whose script is the identity.
-    public static func isInterpreter(_ executable: String) -> Bool { family(of: executable) != nil }
+    /// Whether `executable` (a resolved absolute path) is a system interpreter whose script is the identity.
+    public static func isInterpreter(_ executable: String) -> Bool { SystemInterpreter.family(of: executable) != nil }
 
     /// Whether `path` is a readable regular file, which can be a script's identity.
     public static func isScriptFile(_ path: String) -> Bool {
@@ -48,7 +29,7 @@ public enum ScriptIdentity {
             && FileManager.default.isReadableFile(atPath: path)
     }
 
-    /// The script process `process` runs, when its executable is a known interpreter running a script file;
+    /// The script process `process` runs, when its executable is a system interpreter running a script file;
     /// `nil` otherwise.
     public static func script(ofProcess process: Int32, executable: String) -> String? {
         guard isInterpreter(executable),
@@ -65,8 +46,17 @@ public enum ScriptIdentity {
     /// The script named by an interpreter's `arguments` (its whole argument vector, `argv[0]` first),
     /// resolved against `workingDirectory`; `nil` when there is none or it is not a regular file.
     public static func script(arguments: [String], executable: String, workingDirectory: String) -> String? {
-        guard let family = family(of: executable), arguments.count > 1,
-            let argument = scriptArgument(Array(arguments.dropFirst()), family: family)
+        guard let family = SystemInterpreter.family(of: executable) else { return nil }
+        return script(arguments: arguments, family: family, workingDirectory: workingDirectory)
+    }
+
+    /// The script named by the `arguments` of an interpreter of `family` (its whole argument vector,
+    /// `argv[0]` first), resolved against `workingDirectory`; `nil` when there is none or it is not a regular
+    /// file.
+    public static func script(arguments: [String], family: SystemInterpreter.Family, workingDirectory: String)
+        -> String?
+    {
+        guard arguments.count > 1, let argument = scriptArgument(Array(arguments.dropFirst()), family: family)
         else { return nil }
         let path = argument.hasPrefix("/") ? argument : workingDirectory + "/" + argument
         let canonical = AgentLocation.canonical(path)

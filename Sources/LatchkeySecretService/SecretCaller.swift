@@ -54,7 +54,7 @@ extension SecretService {
         var caller = self.caller(name)
         if caller.identity == owner || caller.allowed.contains(owner) { return true }
         guard let identity = caller.identity, !caller.notGranted.contains(owner) else { return false }
-        let granted = applications.holds(identity, SecretServiceApplications.group(ofOwner: owner))
+        let granted = applications.holds(identity, caller.process, SecretServiceApplications.group(ofOwner: owner))
         if granted { caller.allowed.insert(owner) } else { caller.notGranted.insert(owner) }
         callers[name] = caller
         return granted

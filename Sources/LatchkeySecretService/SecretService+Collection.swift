@@ -46,29 +46,18 @@ extension SecretService {
             let path = ObjectPath.itemPath(name, item.id)
             emit(collectionPath, Self.collectionInterface, created ? "ItemCreated" : "ItemChanged", [.objectPath(path)])
             if created { emitItemsChanged(name) }
+            recordAccess(.write, caller: call.sender, labels: [item.label])
             return [.objectPath(path), .objectPath(ObjectPath.none)]
         case "Delete":
-            try deleteCollection(name, caller: call.sender)
-            return [.objectPath(ObjectPath.none)]
+            return [.objectPath(try requestDeleteCollection(name, caller: call.sender))]
         default:
             throw .unknownMethod("No method \(call.member) on a collection.")
         }
     }
 
     /// Deletes a collection and its items: `session` is emptied (it always exists), one made with
-    /// `CreateCollection` disappears with its aliases; `login`, the keychain itself, is refused.
-    private func deleteCollection(_ name: String, caller: String) throws(SecretServiceError) {
-        guard name != ObjectPath.login else {
-            throw .notSupported(
-                "The login collection is the keychain itself: delete its items one by one, or the keychain with "
-                    + "`latchkey delete-keychain`."
-            )
-        }
-        guard !isLocked(collection: name) else { throw .isLocked() }
-        let doomed = try visibleItems(in: name)
-        guard doomed.allSatisfy({ mayUse($0, caller: caller) }) else {
-            throw .isLocked("The collection holds another application's items: unlock them first.")
-        }
+    /// `CreateCollection` disappears with its aliases (`requestDeleteCollection` decides whether the caller may).
+    func deleteCollection(_ name: String) throws(SecretServiceError) {
         let removed: [String]
         if name == ObjectPath.sessionCollection {
             removed = sessionItems.removeAll()
@@ -112,9 +101,10 @@ extension SecretService {
     ) throws(SecretServiceError) -> [String:
         BusValue]
     {
-        let info = collections().collections[collection]
+        let registry = collections()
+        let info = registry.collections[collection]
         var properties: [String: BusValue] = [
-            "Label": .string(info?.label ?? Self.builtInLabel(collection)),
+            "Label": .string(registry.label(of: collection)),
             "Locked": .boolean(isLocked(collection: collection)),
         ]
         if let name, properties[name] != nil { return properties }
@@ -127,15 +117,30 @@ extension SecretService {
         return properties
     }
 
-    /// Sets a collection's `Label` (of one made with `CreateCollection`; the built-in two keep theirs).
-    func setCollectionLabel(_ collection: String, _ value: BusValue) throws(SecretServiceError) {
+    /// Sets a collection's `Label` for the connection `caller`: that of `login` (any caller), or of one made with
+    /// `CreateCollection` (in confined mode, with its owner's consent: `refusal` otherwise); `session` keeps
+    /// its own.
+    func setCollectionLabel(_ collection: String, _ value: BusValue, caller: String) throws(SecretServiceError) {
         guard let label = value.stringValue else { throw .invalidArguments("Label is a string.") }
-        var changed = collections()
-        guard changed.collections[collection] != nil else {
-            throw .notSupported("The \(collection) collection's label cannot be changed.")
+        guard collection != ObjectPath.sessionCollection else {
+            throw .notSupported("The session collection's label cannot be changed.")
         }
         guard !isLocked else { throw .isLocked() }
-        changed.collections[collection]?.label = label
+        var changed = collections()
+        if collection == ObjectPath.login {
+            // Relabelling the default collection needs no consent: clients' test suites do it.
+            changed.loginLabel = label
+        } else {
+            let owner = changed.owner(of: collection)
+            guard mayUse(owner: owner, caller: caller) else {
+                throw refusal(
+                    "Changing the label of the collection \(ObjectPath.collectionPath(collection))",
+                    owner: owner,
+                    caller: caller
+                )
+            }
+            changed.collections[collection]?.label = label
+        }
         try saveCollections(changed)
         emit(
             ObjectPath.collectionPath(collection),
@@ -149,11 +154,6 @@ extension SecretService {
             "CollectionChanged",
             [.objectPath(ObjectPath.collectionPath(collection))]
         )
-    }
-
-    /// The labels of `login` ("Login") and `session` ("Session").
-    static func builtInLabel(_ collection: String) -> String {
-        collection == ObjectPath.sessionCollection ? "Session" : "Login"
     }
 
     /// Seconds since 1970, as the specification's `t` dates.

@@ -16,22 +16,26 @@ extension SecretService {
             let (item, secret) = try item(id, in: collection, withSecret: true)
             guard let secret else { throw .isLocked() }
             guard mayUse(item, caller: call.sender) else { throw .isLocked(Self.foreignItem) }
-            return [try session.encode(secret, contentType: item.contentType)]
+            let encoded = try session.encode(secret, contentType: item.contentType)
+            recordAccess(.read, caller: call.sender, labels: [item.label])
+            return [encoded]
         case "SetSecret":
             guard arguments.count == 1, case .structure(let fields) = arguments[0], fields.count == 4,
                 let sessionPath = fields[0].stringValue
             else { throw .invalidArguments("SetSecret takes (oayays).") }
             let session = try session(at: sessionPath, caller: call.sender)
-            try requireUse(id: id, in: collection, caller: call.sender)
+            let item = try requireUse(id: id, in: collection, caller: call.sender)
             let (secret, contentType) = try session.decode(arguments[0])
             try keychain { () throws(KeychainError) in
                 try store(for: collection).setSecret(id: id, secret, contentType: contentType)
             }
+            recordAccess(.write, caller: call.sender, labels: [item.label])
             emit(collectionPath, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
             return []
         case "Delete":
-            try requireUse(id: id, in: collection, caller: call.sender)
+            let item = try requireUse(id: id, in: collection, caller: call.sender)
             try keychain { () throws(KeychainError) in try store(for: collection).delete(id: id) }
+            recordAccess(.delete, caller: call.sender, labels: [item.label])
             emit(collectionPath, Self.collectionInterface, "ItemDeleted", [.objectPath(path)])
             emitItemsChanged(collection)
             return [.objectPath(ObjectPath.none)]
@@ -45,9 +49,11 @@ extension SecretService {
         "The item belongs to another application: call Unlock on it, which asks the user, or run `latchkey unlock`."
 
     /// Throws `IsLocked` unless `caller` may use item `id` of `collection` now.
-    func requireUse(id: String, in collection: String, caller: String) throws(SecretServiceError) {
+    @discardableResult
+    func requireUse(id: String, in collection: String, caller: String) throws(SecretServiceError) -> SecretItem {
         let (item, _) = try item(id, in: collection)
         guard mayUse(item, caller: caller) else { throw .isLocked(Self.foreignItem) }
+        return item
     }
 
     /// The item's properties as `caller` sees them (`Locked` is true for another application's item).

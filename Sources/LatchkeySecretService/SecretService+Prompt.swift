@@ -8,9 +8,10 @@ extension SecretService {
 
     /// `Unlock(objects)`: the objects usable by the caller now, and a prompt for the rest ("/" when none).
     ///
-    /// The keychain's own lock needs its passphrase (asked by the agent's prompter); an item of another
-    /// application needs the user's permission (asked once per owner). Without a prompter, a locked keychain
-    /// answers `IsLocked` (unlock it with `latchkey unlock`) and items that need permission stay locked.
+    /// The keychain's own lock needs its passphrase (asked by the agent's prompter); an item or a collection of
+    /// another application needs the user's permission (asked once per owner; for a collection, this is how
+    /// a caller gets the consent that changing it needs). Without a prompter, a locked keychain answers
+    /// `IsLocked` (unlock it with `latchkey unlock`) and items that need permission stay locked.
     func unlock(_ objects: [String], caller name: String) throws(SecretServiceError) -> [BusValue] {
         let applications = backend.applications
         let keychainLocked = isLocked
@@ -20,6 +21,7 @@ extension SecretService {
         var usable: [String] = []
         var owners: [String] = []
         var unread: [String] = []
+        var actions: [String: String] = [:]
         var waiting = false
         let identified = caller(name).identity != nil
         for path in objects {
@@ -27,7 +29,20 @@ extension SecretService {
             case .service:
                 if keychainLocked { waiting = true } else { usable.append(path) }
             case .collection(let collection):
-                if isLocked(collection: collection) { waiting = true } else { usable.append(path) }
+                let owner = collections().owner(of: collection)
+                if isLocked(collection: collection) {
+                    waiting = true
+                } else if owner != SecretCollections.userOwner, !mayUse(owner: owner, caller: name), identified,
+                    applications?.ask != nil
+                {
+                    // Another application's collection: the answer also lets the caller change it.
+                    waiting = true
+                    if !owners.contains(owner) { owners.append(owner) }
+                    actions[owner] =
+                        "use and change the Secret Service collection \(path) and the secrets that \(owner) stored"
+                } else {
+                    usable.append(path)
+                }
             case .item(let collection, let id):
                 guard case .found(let owner) = itemOwner(id: id, in: collection) else { continue }
                 if isLocked(collection: collection) {
@@ -45,16 +60,25 @@ extension SecretService {
             }
         }
         guard waiting else { return [.objectPaths(usable), .objectPath(ObjectPath.none)] }
-        let promptName = "p\(nextPrompt)"
-        nextPrompt += 1
-        prompts[promptName] = SecretPrompt(
-            caller: name,
-            objects: objects,
-            owners: owners,
-            unreadOwners: unread,
-            unlocksKeychain: keychainLocked
+        let prompt = addPrompt(
+            SecretPrompt(
+                caller: name,
+                objects: objects,
+                owners: owners,
+                unreadOwners: unread,
+                unlocksKeychain: keychainLocked,
+                actions: actions
+            )
         )
-        return [.objectPaths(usable), .objectPath(ObjectPath.promptPath(promptName))]
+        return [.objectPaths(usable), .objectPath(prompt)]
+    }
+
+    /// Keeps `prompt` until it is completed or dismissed; returns its path.
+    func addPrompt(_ prompt: SecretPrompt) -> String {
+        let name = "p\(nextPrompt)"
+        nextPrompt += 1
+        prompts[name] = prompt
+        return ObjectPath.promptPath(name)
     }
 
     /// What `itemOwner` found.
@@ -122,7 +146,7 @@ extension SecretService {
                     for owner in self.owners(of: prompt.unreadOwners) where owner != identity && !owners.contains(owner)
                     {
                         let group = SecretServiceApplications.group(ofOwner: owner)
-                        if !caller.allowed.contains(owner) && !applications.holds(identity, group) {
+                        if !caller.allowed.contains(owner) && !applications.holds(identity, caller.process, group) {
                             owners.append(owner)
                         }
                     }
@@ -132,11 +156,20 @@ extension SecretService {
                         identity: identity,
                         process: caller.process,
                         owner: owner,
-                        group: SecretServiceApplications.group(ofOwner: owner)
+                        group: SecretServiceApplications.group(ofOwner: owner),
+                        action: prompt.actions[owner]
                     )
-                    if ask(question) { granted.append(owner) }
+                    if ask(question) {
+                        granted.append(owner)
+                    } else if prompt.action != .unlock {
+                        break  // a change needs every owner's consent: one Deny refuses it
+                    }
                 }
-                if granted.isEmpty && !owners.isEmpty && !prompt.unlocksKeychain { dismissed = true }
+                if prompt.action != .unlock {
+                    if granted.count < owners.count { dismissed = true }
+                } else if granted.isEmpty && !owners.isEmpty && !prompt.unlocksKeychain {
+                    dismissed = true
+                }
             }
             let answer = granted
             let wasDismissed = dismissed
@@ -166,6 +199,18 @@ extension SecretService {
             callers[prompt.caller] = caller
         }
         announceLockState()
+        switch prompt.action {
+        case .unlock:
+            break
+        case .deleteCollection(let collection):
+            emitCompleted(name, dismissed: !completeDeletion(of: collection, prompt, dismissed: dismissed), unlocked: [])
+            return
+        case .lock:
+            let allowed =
+                !dismissed && missingConsent(for: lockedCollections(prompt.objects), caller: prompt.caller).isEmpty
+            emitCompleted(name, dismissed: !allowed, unlocked: allowed ? lockKeychain() : [])
+            return
+        }
         var unlocked: [String] = []
         if !dismissed && !isLocked {
             for path in prompt.objects {
@@ -184,6 +229,20 @@ extension SecretService {
             }
         }
         emitCompleted(name, dismissed: dismissed, unlocked: unlocked)
+    }
+
+    /// Deletes `collection` once the user answered `prompt`, when every consent it needs is now held; returns
+    /// whether it was deleted.
+    private func completeDeletion(of collection: String, _ prompt: SecretPrompt, dismissed: Bool) -> Bool {
+        guard !dismissed, !isLocked(collection: collection), collections().exists(collection) else { return false }
+        do {
+            guard try deletionConsent(collection, caller: prompt.caller).owners.isEmpty else { return false }
+            try deleteCollection(collection)
+            return true
+        } catch {
+            logger.error("secret service: collection not deleted", metadata: ["error": "\(error.name)"])
+            return false
+        }
     }
 
     private func emitCompleted(_ name: String, dismissed: Bool, unlocked: [String]) {

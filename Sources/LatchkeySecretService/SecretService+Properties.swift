@@ -33,7 +33,7 @@ extension SecretService {
                 try setItemProperty(id: id, in: collection, name: name, value: arguments[2], caller: call.sender)
                 return []
             case .collection(let collection) where interface == Self.collectionInterface && name == "Label":
-                try setCollectionLabel(collection, arguments[2])
+                try setCollectionLabel(collection, arguments[2], caller: call.sender)
                 return []
             default:
                 throw .notSupported("The property \(name) cannot be set.")

@@ -38,13 +38,10 @@ extension SecretService {
             }
             return try unlock(objects, caller: call.sender)
         case "Lock":
-            guard arguments.count == 1, arguments[0].objectPathsValue != nil else {
+            guard arguments.count == 1, let objects = arguments[0].objectPathsValue else {
                 throw .invalidArguments("Lock takes ao.")
             }
-            backend.lock()
-            announceLockState()
-            let locked = collections().names.filter { $0 != ObjectPath.sessionCollection }
-            return [.objectPaths(locked.map(ObjectPath.collectionPath)), .objectPath(ObjectPath.none)]
+            return try requestLock(objects, caller: call.sender)
         case "GetSecrets":
             guard arguments.count == 2, let paths = arguments[0].objectPathsValue,
                 let sessionPath = arguments[1].stringValue
@@ -52,6 +49,7 @@ extension SecretService {
             let session = try session(at: sessionPath, caller: call.sender)
             var entries: [BusValue.DictionaryEntry] = []
             var anyLocked = false
+            var labels: [String] = []
             for path in paths {
                 guard case .item(let collection, let id) = resolve(path) else { continue }
                 guard !isLocked(collection: collection) else {
@@ -62,8 +60,10 @@ extension SecretService {
                     mayUse(item, caller: call.sender)
                 else { continue }
                 entries.append(.init(.objectPath(path), try session.encode(secret, contentType: item.contentType)))
+                labels.append(item.label)
             }
             if entries.isEmpty && anyLocked { throw .isLocked() }
+            recordAccess(.read, caller: call.sender, labels: labels)
             return [.dictionary(key: "o", value: "(oayays)", entries)]
         case "ReadAlias":
             guard arguments.count == 1, let name = arguments[0].stringValue else {
@@ -74,13 +74,14 @@ extension SecretService {
         case "SetAlias":
             guard arguments.count == 2, let name = arguments[0].stringValue, let target = arguments[1].stringValue
             else { throw .invalidArguments("SetAlias takes (s, o).") }
-            try setAlias(name, to: target)
+            try setAlias(name, to: target, caller: call.sender)
             return []
         case "CreateCollection":
             guard arguments.count == 2, let properties = arguments[0].keyedValues, let alias = arguments[1].stringValue
             else { throw .invalidArguments("CreateCollection takes (a{sv}, s).") }
             let label = properties[Self.collectionInterface + ".Label"]?.stringValue ?? ""
-            return [.objectPath(try createCollection(label: label, alias: alias)), .objectPath(ObjectPath.none)]
+            let path = try createCollection(label: label, alias: alias, caller: call.sender)
+            return [.objectPath(path), .objectPath(ObjectPath.none)]
         default:
             throw .unknownMethod("No method \(call.member) on the Secret Service.")
         }
@@ -111,9 +112,9 @@ extension SecretService {
         }
     }
 
-    /// Makes a collection kept in the keychain (or returns the one `alias` already names, as the
-    /// specification says); returns its path.
-    private func createCollection(label: String, alias: String) throws(SecretServiceError) -> String {
+    /// Makes a collection kept in the keychain, owned by the caller's application (or returns the one `alias`
+    /// already names, as the specification says); returns its path.
+    private func createCollection(label: String, alias: String, caller: String) throws(SecretServiceError) -> String {
         var changed = collections()
         if !alias.isEmpty, let existing = changed.collection(forAlias: alias) {
             return ObjectPath.collectionPath(existing)
@@ -121,7 +122,11 @@ extension SecretService {
         guard !isLocked else { throw .isLocked("The keychain is locked: unlock it before making a collection.") }
         if !alias.isEmpty { try Self.checkAlias(alias) }
         let name = changed.newName(for: label.isEmpty ? alias : label)
-        changed.collections[name] = SecretCollections.Info(label: label, created: Date())
+        changed.collections[name] = SecretCollections.Info(
+            label: label,
+            created: Date(),
+            owner: owner(forCreator: caller)
+        )
         if !alias.isEmpty { changed.aliases[alias] = name }
         try saveCollections(changed)
         let path = ObjectPath.collectionPath(name)
@@ -131,20 +136,46 @@ extension SecretService {
     }
 
     /// Points `alias` at the collection at `target`, or removes it when `target` is "/".
-    private func setAlias(_ alias: String, to target: String) throws(SecretServiceError) {
+    ///
+    /// `default` (and `login`) never name the `session` collection, which is gone when the agent exits; an
+    /// alias to `session` is kept in memory only. In confined mode the caller needs the consent of the owners
+    /// of the collection the alias names now and of the one it is to name (`refusal` otherwise: the method
+    /// has no prompt, so `Unlock` on another application's collection asks, and the user's things need a
+    /// grant).
+    private func setAlias(_ alias: String, to target: String, caller: String) throws(SecretServiceError) {
         try Self.checkAlias(alias)
         var changed = collections()
-        if target == ObjectPath.none {
-            changed.aliases[alias] = nil
-        } else {
+        var collection: String?
+        if target != ObjectPath.none {
             guard case .collection(let name) = resolve(target) else {
                 throw .noSuchObject("No such collection: \(target).")
             }
-            changed.aliases[alias] = name
+            collection = name
+        }
+        if collection == ObjectPath.sessionCollection && Self.keptAliases.contains(alias) {
+            throw .invalidArguments(
+                "The \(alias) alias must name a collection kept in the keychain: the session collection is "
+                    + "gone when the agent exits."
+            )
         }
         guard !isLocked else { throw .isLocked("The keychain is locked: unlock it before changing an alias.") }
+        let current = changed.collection(forAlias: alias)
+        let involved = [current, collection].compactMap { $0 }
+        if let owner = missingConsent(for: involved, caller: caller).first {
+            let named = involved.first { changed.owner(of: $0) == owner } ?? ObjectPath.login
+            throw refusal(
+                "Changing the alias \(alias) (of \(ObjectPath.collectionPath(named)))",
+                owner: owner,
+                caller: caller
+            )
+        }
+        guard changed.aliases[alias] != collection else { return }
+        changed.aliases[alias] = collection
         try saveCollections(changed)
     }
+
+    /// The aliases that must name a collection kept in the keychain.
+    private static let keptAliases: Set<String> = ["default", ObjectPath.login]
 
     /// Refuses an alias that cannot be a path element.
     private static func checkAlias(_ alias: String) throws(SecretServiceError) {

@@ -17,10 +17,10 @@ struct AgentCLICommandTests {
         let harness = try AgentHarness()
         try harness.unlock()
         let probe = try AgentClient.connect(socketPath: harness.socketPath)
-        let granted = try harness.latchkey(["access", "grant", probe.welcome.executable, "latchkey"])
+        let granted = try harness.latchkey(["access", "grant", probe.welcome.executable, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
-        let client = try AgentClient.connect(socketPath: harness.socketPath, accessGroups: ["latchkey"])
-        let group: [AttributeName: AttributeValue] = [.accessGroup: .string("latchkey")]
+        let client = try AgentClient.connect(socketPath: harness.socketPath, accessGroups: [BuiltExecutable.latchkeyGroup])
+        let group: [AttributeName: AttributeValue] = [.accessGroup: .string(BuiltExecutable.latchkeyGroup)]
         let items: [(ItemClass, [AttributeName: AttributeValue], SecretData)] = [
             (
                 .genericPassword,

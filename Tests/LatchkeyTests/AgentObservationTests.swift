@@ -14,7 +14,7 @@ struct AgentObservationTests {
         let harness = try AgentHarness()
         if unlocked { try harness.unlock() }
         let probe = try AgentClient.connect(socketPath: harness.socketPath)
-        let granted = try harness.latchkey(["access", "grant", probe.welcome.executable, "latchkey"])
+        let granted = try harness.latchkey(["access", "grant", probe.welcome.executable, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
         return (harness, try AgentClient.connect(socketPath: harness.socketPath))
     }
@@ -52,7 +52,7 @@ struct AgentObservationTests {
         let (harness, _) = try Self.agentAndClient()
         let context = try KeychainContext.makeDefault(environment: harness.environment)
         let client = try #require(context.service as? AgentClient)
-        let granted = try harness.latchkey(["access", "grant", client.welcome.executable, "latchkey"])
+        let granted = try harness.latchkey(["access", "grant", client.welcome.executable, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
         let changes = KeychainContext.with(context) { Keychain(service: "shared").changes(forKey: "token") }
         var iterator = changes.makeAsyncIterator()
@@ -96,7 +96,7 @@ struct AgentObservationTests {
 
     @Test(.timeLimit(.minutes(1))) func changesMadeWhileLockedAreReportedAfterTheUnlock() async throws {
         let (harness, client) = try Self.agentAndClient()
-        let keychain = Keychain(service: "later", accessGroup: "latchkey").accessibility(.whenUnlocked)
+        let keychain = Keychain(service: "later", accessGroup: BuiltExecutable.latchkeyGroup).accessibility(.whenUnlocked)
             .keychainService(client)
         try await keychain.set("v1", forKey: "k")
         var changes = await keychain.changes().makeAsyncIterator()
@@ -115,8 +115,8 @@ struct AgentObservationTests {
 
     @Test(.timeLimit(.minutes(1))) func aMigrationRunsThroughTheAgent() throws {
         let (harness, client) = try Self.agentAndClient()
-        let old = Keychain(service: "legacy", accessGroup: "latchkey").keychainService(client)
-        let new = Keychain(service: "current", accessGroup: "latchkey").keychainService(client)
+        let old = Keychain(service: "legacy", accessGroup: BuiltExecutable.latchkeyGroup).keychainService(client)
+        let new = Keychain(service: "current", accessGroup: BuiltExecutable.latchkeyGroup).keychainService(client)
         try old.set("secret-a", forKey: "a")
         try old.set("secret-b", forKey: "b")
         try new.set("taken", forKey: "b")

@@ -139,9 +139,9 @@ struct AgentPresenceTests {
         try agent.unlock()
         // This test process writes the protected item into the CLI's group `latchkey`, granted to it.
         let probe = try AgentClient.connect(socketPath: agent.socketPath)
-        let granted = try agent.latchkey(["access", "grant", probe.welcome.executable, "latchkey"])
+        let granted = try agent.latchkey(["access", "grant", probe.welcome.executable, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
-        let writer = try AgentClient.connect(socketPath: agent.socketPath, accessGroups: ["latchkey"])
+        let writer = try AgentClient.connect(socketPath: agent.socketPath, accessGroups: [BuiltExecutable.latchkeyGroup])
         let control = AccessControlRecord(protection: "ak", flags: AccessControlRecord.userPresence)
         try writer.add(
             .genericPassword,

@@ -54,16 +54,16 @@ struct AgentScriptIdentityTests {
     func theScriptIsFoundAfterTheInterpretersOptions(executable: String, arguments: [String], expected: String?) throws
     {
         let scripts = try Scripts()
-        let found = ScriptIdentity.script(
-            arguments: arguments,
-            executable: executable,
-            workingDirectory: scripts.keychain.directory
-        )
+        // The family by name: whether `executable` is installed here is `SystemInterpreter.family(of:)`'s
+        // question (AgentIdentityTests).
+        let found = SystemInterpreter.family(named: (executable as NSString).lastPathComponent).flatMap {
+            ScriptIdentity.script(arguments: arguments, family: $0, workingDirectory: scripts.keychain.directory)
+        }
         #expect(found == expected.map { scripts.directory + "/" + $0 })
     }
 
     @Test func aRunningPythonProcessIsIdentifiedByItsScriptResolvedAgainstItsWorkingDirectory() throws {
-        let python = try Peer.require("python3", package: "python3")
+        let python = try Peer.require("/usr/bin/python3", package: "python3")
         let shell = try Peer.require("sh", package: "dash")
         let scripts = try Scripts()
         let waiting = "import signal\nprint('ready', flush=True)\nsignal.pause()\n"
@@ -93,7 +93,7 @@ struct AgentScriptIdentityTests {
     }
 
     @Test func aPythonClientGetsItsScriptsIdentityAndGroupsFromTheAgent() throws {
-        let python = try Peer.require("python3", package: "python3")
+        let python = try Peer.require("/usr/bin/python3", package: "python3")
         let agent = try AgentHarness(arguments: ["--pinentry", "none"])
         let client = """
             import json, os, socket, struct, sys
@@ -130,7 +130,7 @@ struct AgentScriptIdentityTests {
         let welcome = try #require(try hello([script]).welcome)
         #expect(welcome.executable == script, "the script is the identity")
         #expect(welcome.interpreter == interpreter)
-        #expect(welcome.accessGroups == ["client.py"])
+        #expect(welcome.accessGroups == [script], "its default group is its path")
 
         let inline = try #require(try hello(["-c", client]).welcome)
         #expect(inline.executable == interpreter, "python3 -c has no script: the interpreter is the identity")

@@ -150,17 +150,17 @@ struct AgentTests {
         #expect(try agent.latchkey(["find-generic-password", "-s", "svc", "-a", "theirs", "-w"]).status == 44)
         let own = try agent.run(other, ["find-generic-password", "-s", "svc", "-a", "theirs"])
         #expect(
-            own.stdout.contains("\"agrp\"=<blob>=\"otherapp\""),
+            own.stdout.contains("\"agrp\"=<blob>=\"\(other)\""),
             "new items go to the executable's group: \(own.stdout)"
         )
 
-        let granted = try agent.latchkey(["access", "grant", other, "latchkey"])
+        let granted = try agent.latchkey(["access", "grant", other, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
         let policyFile = agent.keychain.directory + "/config/latchkey/access.json"
         let mode = try FileManager.default.attributesOfItem(atPath: policyFile)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let listed = try agent.latchkey(["access", "list"])
-        #expect(listed.stdout == "\(other): otherapp, latchkey\n")
+        #expect(listed.stdout == "\(other): \(BuiltExecutable.latchkeyGroup)\n")
 
         let shared = try agent.run(other, ["find-generic-password", "-s", "svc", "-a", "mine", "-w"])
         #expect(shared.status == 0, "\(shared.stderr)")
@@ -170,7 +170,7 @@ struct AgentTests {
             "a grant is one way"
         )
 
-        #expect(try agent.latchkey(["access", "revoke", other, "latchkey"]).status == 0)
+        #expect(try agent.latchkey(["access", "revoke", other, BuiltExecutable.latchkeyGroup]).status == 0)
         #expect(try agent.run(other, ["find-generic-password", "-s", "svc", "-a", "mine", "-w"]).status == 44)
         #expect(try agent.latchkey(["access", "list"]).stdout.isEmpty)
     }
@@ -190,7 +190,7 @@ struct AgentTests {
 
         let narrowed = try agent.latchkey(
             ["find-generic-password", "-s", "svc", "-a", "a", "-w"],
-            extra: ["LATCHKEY_ACCESS_GROUPS": "latchkey"]
+            extra: ["LATCHKEY_ACCESS_GROUPS": BuiltExecutable.latchkeyGroup]
         )
         #expect(narrowed.stdout == "x\n", "narrowing to a granted group works: \(narrowed.stderr)")
 

@@ -72,9 +72,12 @@ struct KeychainStoredTests {
         #expect(try await collector.value.map(\.kind) == [.added])
     }
 
-    @Test func standardKeychainUsesTheProcessGroupAsService() {
+    @Test func standardKeychainUsesTheProcessGroupOrExecutableNameAsService() {
         let stored = KeychainStored<String>("token")
-        #expect(stored.keychain.service == AccessGroups.current().first)
+        let first = AccessGroups.current().first ?? ""
+        // The default group is the executable's path (the identity); a service is its file name instead.
+        #expect(stored.keychain.service == (first.hasPrefix("/") ? AccessGroups.executableName() : first))
+        #expect(!stored.keychain.service.contains("/"))
         #expect(stored.key == "token")
     }
 }

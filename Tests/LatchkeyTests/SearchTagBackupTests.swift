@@ -300,7 +300,7 @@ struct SearchTagBackupTests {
         for (account, tags) in [("alice", Self.tags), ("bob", ["ss", "a:3:user=bob"])] {
             try client.add(
                 .genericPassword,
-                attributes: [.service: .string("svc"), .account: .string(account), .accessGroup: .string("latchkey")],
+                attributes: [.service: .string("svc"), .account: .string(account), .accessGroup: .string(BuiltExecutable.latchkeyGroup)],
                 data: SecretData(string: account + " secret"),
                 searchTags: tags
             )
@@ -375,9 +375,9 @@ struct SearchTagBackupTests {
     /// A client of `harness`'s agent holding the `latchkey` group (the CLI's), granted to this test process.
     static func latchkeyGroupClient(_ harness: AgentHarness) throws -> AgentClient {
         let probe = try AgentClient.connect(socketPath: harness.socketPath)
-        let granted = try harness.latchkey(["access", "grant", probe.welcome.executable, "latchkey"])
+        let granted = try harness.latchkey(["access", "grant", probe.welcome.executable, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
-        return try AgentClient.connect(socketPath: harness.socketPath, accessGroups: ["latchkey"])
+        return try AgentClient.connect(socketPath: harness.socketPath, accessGroups: [BuiltExecutable.latchkeyGroup])
     }
 
     /// Runs `latchkey` through a Secret Service harness's agent in the Secret Service's access group

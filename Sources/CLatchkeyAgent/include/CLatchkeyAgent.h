@@ -25,4 +25,17 @@ int latchkey_lock_all_memory(void);
 /// accept(2) with the new descriptor close-on-exec (accept4 SOCK_CLOEXEC). Returns it, or -1 with errno set.
 int latchkey_accept(int descriptor);
 
+/// poll(2)'s POLLRDHUP (the peer closed its end of a stream socket), which Swift's Glibc module does not
+/// export (it needs _GNU_SOURCE).
+#define LATCHKEY_POLLRDHUP 0x2000
+
+/// Makes glibc's malloc serve every allocation of at least `bytes` with its own mmap, returned to the system
+/// when freed (mallopt M_MMAP_THRESHOLD; a fixed value also stops glibc from raising the threshold after a
+/// large block is freed). Returns 1 on success, 0 on failure.
+int latchkey_set_mmap_threshold(int bytes);
+
+/// Returns the free memory at the top and inside every malloc arena to the system (malloc_trim(0)).
+/// Returns 1 when memory was released, 0 otherwise.
+int latchkey_trim_memory(void);
+
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyCrypto
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,8 @@ import Glibc
 /// The agent protocol's framing on a Unix stream socket: a 4-byte big-endian length, then that many
 /// bytes (a `KeychainWireCodec` frame, or a handshake frame).
 ///
-/// Frames longer than `maximumLength` (16 MiB) are refused before anything is allocated for them. Sends
+/// Frames longer than `maximumLength` (16 MiB) are refused before anything is allocated for them, and a
+/// frame's buffer grows only as its bytes arrive. Sends
 /// use `MSG_NOSIGNAL`, so a peer that went away is an `EPIPE` failure, never a `SIGPIPE`.
 package enum AgentFrame {
     /// The largest frame either side accepts: 16 MiB.
@@ -59,27 +61,69 @@ package enum AgentFrame {
     /// Reads one frame's payload, received straight into the returned `Data`'s buffer, which is zeroed
     /// when the `Data` is released (a payload may hold a secret).
     ///
+    /// The buffer grows as the bytes arrive (from `initialCapacity`, doubling, up to the announced length),
+    /// never to the announced length up front: a peer that announces 16 MiB and sends a few bytes holds a
+    /// few bytes of the reader's memory. Each buffer given up while growing, and the buffer of a frame that
+    /// fails, is zeroed (the bytes received) before it is freed.
+    ///
+    /// - Parameter seconds: The time the whole frame may take to arrive, or `nil` for no limit (the agent
+    ///   gives a client's hello a short one).
     /// - Throws: `.closed` when the peer ended the connection between frames, `.truncated` inside one,
-    ///   `.tooLarge` for a length over the limit (nothing more is read), `.system` for an I/O error.
-    package static func read(from descriptor: Int32) throws(Failure) -> Data {
+    ///   `.tooLarge` for a length over the limit (nothing more is read), `.system(ETIMEDOUT)` when `seconds`
+    ///   passed, `.system` for another I/O error.
+    package static func read(from descriptor: Int32, within seconds: TimeInterval? = nil) throws(Failure) -> Data {
+        let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int64(max($0, 0) * 1000)) }
         var header: UInt32 = 0
         let headerResult = withUnsafeMutableBytes(of: &header) { raw in
-            receiveExactly(raw, from: descriptor, atFrameStart: true)
+            receiveExactly(raw, from: descriptor, atFrameStart: true, deadline: deadline)
         }
         try headerResult.get()
         let length = Int(UInt32(bigEndian: header))
         guard length <= maximumLength else { throw .tooLarge(length) }
         guard length > 0 else { return Data() }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 16)
-        do throws(Failure) {
-            try receiveExactly(buffer, from: descriptor, atFrameStart: false).get()
-        } catch {
-            release(buffer)
-            throw error
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(length, initialCapacity), alignment: 16)
+        var filled = 0
+        while filled < length {
+            if filled == buffer.count {
+                let grown = UnsafeMutableRawBufferPointer.allocate(
+                    byteCount: min(length, buffer.count * 2),
+                    alignment: 16
+                )
+                grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
+                release(buffer, used: filled)
+                buffer = grown
+            }
+            let received = receiveSome(
+                UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]),
+                from: descriptor,
+                deadline: deadline
+            )
+            switch received {
+            case .success(0):
+                release(buffer, used: filled)
+                throw .truncated
+            case .success(let count):
+                filled += count
+            case .failure(let error):
+                release(buffer, used: filled)
+                throw error
+            }
         }
         guard let base = buffer.baseAddress else { return Data() }
-        return Data(bytesNoCopy: base, count: length, deallocator: .custom { _, _ in release(buffer) })
+        let complete = buffer
+        return Data(bytesNoCopy: base, count: length, deallocator: .custom { _, _ in release(complete, used: length) })
     }
+
+    /// The first buffer of a frame being read: frames up to this size (nearly every request and answer) are
+    /// read into one allocation; longer ones grow from here as their bytes arrive.
+    package static let initialCapacity = 64 << 10
+
+    /// Buffers of at least this size are counted in `largeBuffersReleased` when freed.
+    package static let largeBuffer = 1 << 20
+
+    /// How many frame buffers of at least `largeBuffer` bytes were freed by this process: the agent returns
+    /// free memory to the system when a connection ends after this moved.
+    package static let largeBuffersReleased = Atomic<Int>(0)
 
     /// Sends every byte of `bytes`, retrying after interruptions and short writes.
     package static func sendAll(_ bytes: [UInt8], to descriptor: Int32) throws(Failure) {
@@ -145,23 +189,56 @@ package enum AgentFrame {
     private static func receiveExactly(
         _ buffer: UnsafeMutableRawBufferPointer,
         from descriptor: Int32,
-        atFrameStart: Bool
+        atFrameStart: Bool,
+        deadline: ContinuousClock.Instant?
     ) -> Result<Void, Failure> {
         var offset = 0
         while offset < buffer.count {
-            let received = recv(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset, 0)
-            if received < 0 {
-                if errno == EINTR { continue }
-                return .failure(.system(errno))
+            let received = receiveSome(
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]),
+                from: descriptor,
+                deadline: deadline
+            )
+            switch received {
+            case .success(0): return .failure(atFrameStart && offset == 0 ? .closed : .truncated)
+            case .success(let count): offset += count
+            case .failure(let error): return .failure(error)
             }
-            if received == 0 { return .failure(atFrameStart && offset == 0 ? .closed : .truncated) }
-            offset += received
         }
         return .success(())
     }
 
-    private static func release(_ buffer: UnsafeMutableRawBufferPointer) {
-        if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+    /// One `recv` into `buffer` (after waiting for input until `deadline`, when there is one): the bytes
+    /// received, 0 at the end of the stream.
+    private static func receiveSome(
+        _ buffer: UnsafeMutableRawBufferPointer,
+        from descriptor: Int32,
+        deadline: ContinuousClock.Instant?
+    ) -> Result<Int, Failure> {
+        while true {
+            if let deadline {
+                let remaining = deadline - .now
+                guard remaining > .zero else { return .failure(.system(ETIMEDOUT)) }
+                let (seconds, attoseconds) = remaining.components
+                let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&waiting, 1, milliseconds)
+                if ready < 0 && errno != EINTR { return .failure(.system(errno)) }
+                if ready <= 0 { continue }
+            }
+            let received = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if received < 0 {
+                if errno == EINTR { continue }
+                return .failure(.system(errno))
+            }
+            return .success(received)
+        }
+    }
+
+    /// Zeroes the `used` bytes of `buffer` (the rest were never written) and frees it.
+    private static func release(_ buffer: UnsafeMutableRawBufferPointer, used: Int) {
+        if let base = buffer.baseAddress { explicit_bzero(base, used) }
+        if buffer.count >= largeBuffer { largeBuffersReleased.wrappingAdd(1, ordering: .relaxed) }
         buffer.deallocate()
     }
 }

@@ -4,8 +4,12 @@ import Foundation
 ///
 /// Resolution order: `LATCHKEY_ACCESS_GROUPS` (comma-separated); else the `keychain-access-groups`
 /// array of a `<executable>.entitlements` property list beside the executable; else the
-/// `CFBundleIdentifier` of an `Info.plist` beside the executable; else the executable's name. The first
-/// group is where new items go; searches cover all of them.
+/// `CFBundleIdentifier` of an `Info.plist` beside the executable; else the executable's resolved absolute
+/// path, then its file name. The first group is where new items go; searches cover all of them.
+///
+/// The path is the application's identity, as the agent gives it (docs/agent.md, "Identity and access
+/// groups"); the file name is the group earlier versions gave, kept second so that items stored under it
+/// stay readable and writable in process after the upgrade.
 public enum AccessGroups {
     /// The groups of the current process.
     public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
@@ -28,7 +32,13 @@ public enum AccessGroups {
         {
             return [identifier]
         }
-        return [name.isEmpty ? "latchkey" : name]
+        return [executable, name.isEmpty ? "latchkey" : name]
+    }
+
+    /// The executable's file name: the typed API's default service (`Keychain.init()`).
+    public static func executableName() -> String {
+        let name = (executablePath() as NSString).lastPathComponent
+        return name.isEmpty ? "latchkey" : name
     }
 
     private static func executablePath() -> String {

@@ -79,13 +79,19 @@ public struct Keychain: Sendable, CustomStringConvertible {
         self.backing = store.map { .store($0, owner: nil) } ?? .shared
     }
 
-    /// The process's default keychain: service = the process's first access group (its bundle
-    /// identifier or executable name, see `AccessGroups.current()`), default store.
+    /// The process's default keychain: service = the process's first access group when it is a name (its
+    /// bundle identifier or entitlement, see `AccessGroups.current()`), else the executable's file name;
+    /// default store.
     ///
     /// `@KeychainStored` uses it when given no keychain.
     public static var standard: Keychain { Keychain(service: defaultService) }
 
-    private static let defaultService: String = AccessGroups.current().first ?? "latchkey"
+    private static let defaultService: String = {
+        guard let first = AccessGroups.current().first, !first.hasPrefix("/") else {
+            return AccessGroups.executableName()
+        }
+        return first
+    }()
 
     /// A copy whose new and rewritten items have another accessibility.
     ///

@@ -29,10 +29,16 @@ public struct IntegrityReport: Sendable, Hashable, Codable {
 extension KeychainStore {
     /// Checks the database structure, decrypts every item the current lock state allows and compares every
     /// row with the row ledger.
+    ///
+    /// A store made by `scoped(accessGroups:)` (what the agent gives a client) reports only its groups'
+    /// items: `verified`, `locked`, `undecryptable` and `mismatchedTags` count and name only rows whose
+    /// access-group token is one of its groups, and the ledger's `mismatched` and `rows` only those rows, so
+    /// that a client learns nothing about how many items other groups hold. SQLite's messages, the ledger's
+    /// generation and whether rows are missing or the seal is damaged concern the whole file and stay.
     public func verifyIntegrity() throws(KeychainError) -> IntegrityReport {
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
-        var report = try itemIntegrity(snapshot, tokens)
+        var (report, visible) = try itemIntegrity(snapshot, tokens)
         do {
             report.ledger = try ledgerReport()
         } catch {
@@ -40,16 +46,24 @@ extension KeychainStore {
             report.ledger = LedgerReport(enabled: true, generation: 0, rows: 0, mismatched: [], rowsMissing: false)
             report.ledger?.sealDamaged = true
         }
+        if let visible, report.ledger?.enabled == true {
+            report.ledger?.mismatched.removeAll { !visible.contains($0) }
+            report.ledger?.rows = visible.count
+        }
         return report
     }
 
+    /// The items' part of the report, and for a scoped store the persistent references of every row of its
+    /// groups (`nil` for an unscoped store, which reports every row).
     private func itemIntegrity(
         _ snapshot: KeyRing.Snapshot,
         _ tokens: TokenCache
     ) throws(KeychainError)
-        -> IntegrityReport
+        -> (IntegrityReport, Set<Data>?)
     {
-        try mappingErrors {
+        let isScoped = isScoped
+        let groups = options.accessGroups
+        return try mappingErrors {
             try storage.read { reader in
                 var report = IntegrityReport(
                     sqlite: try reader.integrityCheck(),
@@ -59,11 +73,17 @@ extension KeychainStore {
                     ledger: nil
                 )
                 report.mismatchedTags = []
+                var visible: Set<Data>? = isScoped ? [] : nil
                 for itemClass in ItemClass.storable {
                     guard let table = itemClass.table else { continue }
+                    let groupTokens = Set(groups.map { tokens.token(table, .accessGroup, .string($0)) })
                     let tagRows = try reader.tagTokens(in: table)
                     for row in try reader.select(from: table, where: RowFilter(), includeSecret: true) {
                         let reference = Self.persistentReference(itemClass, row.persistref)
+                        if isScoped {
+                            guard let group = row.tokens["agrp"], groupTokens.contains(group) else { continue }
+                            visible?.insert(reference)
+                        }
                         guard let keyClass = tokens.keyClass(of: row.tokens["kc"], in: table) else {
                             report.undecryptable.append(reference)
                             continue
@@ -83,7 +103,7 @@ extension KeychainStore {
                         }
                     }
                 }
-                return report
+                return (report, visible)
             }
         }
     }

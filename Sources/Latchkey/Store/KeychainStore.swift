@@ -69,24 +69,43 @@ public final class KeychainStore: Sendable {
     let keys: KeyRing
     /// Rollback detection for this open file (shared by every scoped view of it).
     let ledger: RowLedger
+    /// Whether this is a view made by `scoped(accessGroups:)` for one client (the agent's): maintenance
+    /// reports then cover only its groups' items (`verifyIntegrity()`).
+    let isScoped: Bool
 
-    private init(path: String, options: Options, storage: StorageFile, keys: KeyRing, ledger: RowLedger = RowLedger()) {
+    private init(
+        path: String,
+        options: Options,
+        storage: StorageFile,
+        keys: KeyRing,
+        ledger: RowLedger = RowLedger(),
+        isScoped: Bool = false
+    ) {
         self.path = path
         self.options = options
         self.storage = storage
         self.keys = keys
         self.ledger = ledger
+        self.isScoped = isScoped
     }
 
     /// The same open keychain (file, keys, lock state) seen with other access groups: what the agent hands
     /// each client, whose groups come from its identity rather than from its own claim.
     ///
     /// The returned store shares everything with this one but `options.accessGroups`; it is as cheap as a
-    /// value and may be made per request.
+    /// value and may be made per request. Its maintenance reports (`verifyIntegrity()`) cover only the items
+    /// of those groups.
     public func scoped(accessGroups: [String]) -> KeychainStore {
         var scopedOptions = options
         scopedOptions.accessGroups = accessGroups
-        return KeychainStore(path: path, options: scopedOptions, storage: storage, keys: keys, ledger: ledger)
+        return KeychainStore(
+            path: path,
+            options: scopedOptions,
+            storage: storage,
+            keys: keys,
+            ledger: ledger,
+            isScoped: true
+        )
     }
 
     /// The lock state in this process.

@@ -15,7 +15,7 @@ struct AccessCommand: ParsableCommand {
             (else ~/.config/latchkey/access.json), written atomically with mode 0600; the agent reads it for each \
             new connection. See docs/agent.md.
             """,
-        subcommands: [AccessGrant.self, AccessRevoke.self, AccessList.self]
+        subcommands: [AccessGrant.self, AccessRevoke.self, AccessDeny.self, AccessList.self, AccessLogCommand.self]
     )
 }
 
@@ -51,7 +51,8 @@ struct AccessGrant: ParsableCommand {
             }
             let file = AccessPolicy.defaultPath()
             var policy = try AccessPolicy.load(from: file)
-            if policy.grant(group, to: path, sha256: digest) { try policy.save(to: file) }
+            let undenied = policy.removeDenial(group, from: path)  // an explicit grant lifts a "Deny always"
+            if policy.grant(group, to: path, sha256: digest) || undenied { try policy.save(to: file) }
         }
     }
 }
@@ -61,7 +62,10 @@ struct AccessRevoke: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
         abstract: "Take a granted access group (every granted group without one) back from an executable.",
-        discussion: "The group named after the executable is its identity and cannot be revoked."
+        discussion: """
+            The group named after the executable is its identity and cannot be revoked. A remembered denial of the \
+            group ("Deny always", or `latchkey access deny`) is removed too, so the agent asks again.
+            """
     )
 
     @Argument(help: "The executable's path.") var executable: String
@@ -72,8 +76,10 @@ struct AccessRevoke: ParsableCommand {
             let path = AgentLocation.canonical(executable)
             let file = AccessPolicy.defaultPath()
             var policy = try AccessPolicy.load(from: file)
-            guard policy.revoke(group, from: path) else {
-                throw KeychainError(.itemNotFound, "No such grant to \(path) in \(file).")
+            let revoked = policy.revoke(group, from: path)
+            let undenied = policy.removeDenial(group, from: path)
+            guard revoked || undenied else {
+                throw KeychainError(.itemNotFound, "No such grant or denial to \(path) in \(file).")
             }
             try policy.save(to: file)
         }
@@ -87,8 +93,9 @@ struct AccessList: ParsableCommand {
         abstract: "List the access groups granted to executables.",
         discussion: """
             One line per executable: its path, then its groups (its own first); a grant pinned to the file's \
-            content is followed by [sha256 <digest>]. --json prints each executable's grants (group, and sha256 \
-            when pinned).
+            content is followed by [sha256 <digest>], a remembered denial ("Deny always", `access deny`) by \
+            [denied]. --json prints each executable's grants (group, and sha256 when pinned) and denials (group, \
+            "denied": true).
             """
     )
 
@@ -97,7 +104,7 @@ struct AccessList: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let policy = try AccessPolicy.load(from: AccessPolicy.defaultPath())
-            let executables = policy.grants.keys.sorted()
+            let executables = Set(policy.grants.keys).union(policy.denials.keys).sorted()
             if output.json {
                 var object: [String: JSONValue] = [:]
                 for path in executables {
@@ -107,6 +114,9 @@ struct AccessList: ParsableCommand {
                         if let digest = grant.sha256 { fields["sha256"] = .string(digest) }
                         grants.append(.object(fields))
                     }
+                    for denied in policy.denials[path] ?? [] {
+                        grants.append(.object(["group": .string(denied), "denied": .bool(true)]))
+                    }
                     object[path] = .array(grants)
                 }
                 try JSONValue.object(object).print()
@@ -114,7 +124,7 @@ struct AccessList: ParsableCommand {
             }
             var out = ""
             for path in executables {
-                var groups = [AccessPolicy.defaultGroup(forExecutable: path)]
+                var groups: [String] = []  // the default group, the path itself, goes without saying
                 for grant in policy.grants[path] ?? [] where !groups.contains(grant.group) {
                     if let digest = grant.sha256 {
                         groups.append("\(grant.group) [sha256 \(digest)]")
@@ -122,6 +132,7 @@ struct AccessList: ParsableCommand {
                         groups.append(grant.group)
                     }
                 }
+                groups += (policy.denials[path] ?? []).map { "\($0) [denied]" }
                 out += "\(path): \(groups.joined(separator: ", "))\n"
             }
             ItemOutput.write(out)

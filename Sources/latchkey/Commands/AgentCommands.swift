@@ -55,9 +55,49 @@ struct AgentCommand: ParsableCommand {
         )
     )
     var secretServiceAccess: SecretServiceApplications.Mode?
+    @Option(
+        name: .customLong("access-log"),
+        help: ArgumentHelp(
+            "on: record every secret read, write and access decision in the encrypted access log beside the "
+                + "keychain (the default; `latchkey access log` reads it); off: keep no log (for benchmarks).",
+            valueName: "on|off"
+        )
+    )
+    var accessLog: String = "on"
+    @Option(
+        name: .customLong("access-log-limit"),
+        help: ArgumentHelp("Rotate the access log past this many bytes (default 4194304).", valueName: "bytes")
+    )
+    var accessLogLimit: Int?
+    @Option(
+        name: .customLong("hello-timeout"),
+        help: ArgumentHelp(
+            "Close a new connection that has not sent its whole hello within this many seconds (default: "
+                + "$LATCHKEY_AGENT_HELLO_TIMEOUT, else 2).",
+            valueName: "seconds"
+        )
+    )
+    var helloTimeout: Double?
+    @Option(
+        name: .customLong("connections-per-client"),
+        help: ArgumentHelp(
+            "Serve at most this many connections of one program (uid and executable) at once (default: "
+                + "$LATCHKEY_AGENT_CONNECTIONS_PER_CLIENT, else 64).",
+            valueName: "count"
+        )
+    )
+    var connectionsPerClient: Int?
 
     func validate() throws {
         if let idleLock, !(idleLock > 0) { throw ValidationError("--idle-lock takes a positive number of seconds.") }
+        if let helloTimeout, !(helloTimeout > 0 && helloTimeout.isFinite) {
+            throw ValidationError("--hello-timeout takes a positive number of seconds.")
+        }
+        if let connectionsPerClient, connectionsPerClient < 1 {
+            throw ValidationError("--connections-per-client takes a positive integer.")
+        }
+        guard accessLog == "on" || accessLog == "off" else { throw ValidationError("--access-log is on or off.") }
+        if let accessLogLimit, accessLogLimit < 1 { throw ValidationError("--access-log-limit takes a positive size.") }
     }
 
     func run() throws {
@@ -66,6 +106,10 @@ struct AgentCommand: ParsableCommand {
             configuration.keychainPath = keychain.path
             configuration.storeOptions = keychain.storeOptions
             configuration.idleLock = idleLock
+            if let helloTimeout { configuration.helloTimeout = helloTimeout }
+            if let connectionsPerClient { configuration.connectionsPerClient = connectionsPerClient }
+            configuration.accessLog = accessLog == "on"
+            if let accessLogLimit { configuration.accessLogLimit = accessLogLimit }
             if let pinentry {
                 configuration.pinentry = AgentPrompter.locate(
                     option: pinentry,

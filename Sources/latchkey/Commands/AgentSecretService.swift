@@ -63,12 +63,15 @@ enum AgentSecretService {
         var unlock: (@Sendable () throws(KeychainError) -> Void)?
         if server.configuration.pinentry != nil {
             ask = { question in
-                let description =
-                    "Allow \(question.identity) (pid \(question.process)) to use the secrets that "
-                    + "\(question.owner) stored in the Secret Service?"
+                let description = question.text
+                // The question is for the process's current identity only (a pin records its running image).
+                guard let current = try? ApplicationIdentity.of(process: question.process),
+                    current.path == question.identity
+                else { return false }
                 let allowed = try? server.askForGroup(
                     question.group,
                     identity: question.identity,
+                    contentPath: current.contentPath,
                     process: question.process,
                     target: target,
                     description: description
@@ -86,9 +89,18 @@ enum AgentSecretService {
         return SecretServiceApplications(
             mode: chosen,
             identify: { server.applicationIdentity(ofProcess: $0) },
-            holds: { identity, group in server.policyGroups(for: identity).contains(group) },
+            holds: { identity, process, group in server.policyGroups(for: identity, process: process).contains(group) },
             ask: ask,
-            unlock: unlock
+            unlock: unlock,
+            record: { access, identity, process, labels in
+                let event: AccessLogEntry.Event =
+                    switch access {
+                    case .read: .read
+                    case .write: .write
+                    case .delete: .delete
+                    }
+                server.recordSecretService(event, identity: identity, process: process, labels: labels)
+            }
         )
     }
 }

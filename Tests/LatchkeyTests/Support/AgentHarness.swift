@@ -153,8 +153,18 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Runs another executable (a renamed copy of `latchkey`) as a client of the agent.
-    func run(_ executable: String, _ arguments: [String], extra: [String: String] = [:]) throws -> CLIRunner.Result {
-        try CLIRunner.run(executable, arguments, environment: environment.merging(extra) { _, new in new })
+    func run(
+        _ executable: String,
+        _ arguments: [String],
+        extra: [String: String] = [:],
+        input: String? = nil
+    ) throws -> CLIRunner.Result {
+        try CLIRunner.run(
+            executable,
+            arguments,
+            environment: environment.merging(extra) { _, new in new },
+            input: input.map { Data($0.utf8) }
+        )
     }
 
     /// Unlocks the agent with the keychain's passphrase through `latchkey unlock --passphrase-stdin`.

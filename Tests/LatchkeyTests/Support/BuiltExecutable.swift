@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 import LatchkeyTesting
 
 /// Locates and runs the `latchkey` executable built next to the test bundle.
@@ -23,6 +24,9 @@ enum BuiltExecutable {
         }
         return ".build/debug/latchkey"
     }
+
+    /// The access group the agent gives the built `latchkey`: its resolved absolute path.
+    static var latchkeyGroup: String { AgentLocation.canonical(latchkey) }
 
     /// The result of a finished process.
     struct Output {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A pinentry stand-in for tests: a small Python program, written into a test directory, that speaks the
 /// Assuan protocol as pinentry does. It greets with `OK`, answers `OPTION` and `SET*` with `OK`, answers each
 /// `CONFIRM` or `GETPIN` with the next line of its answers file (consumed as it goes, across runs), and
@@ -116,6 +120,30 @@ struct ScriptedPinentry {
     /// The received command lines whose command is `name` (`CONFIRM`, `GETPIN`, `SETDESC` …).
     func commands(named name: String) -> [String] {
         log.filter { $0 == name || $0.hasPrefix(name + " ") }
+    }
+
+    /// Waits until at least `count` command lines named `name` were received (the log grows as the program
+    /// runs: each wake-up is an inotify event in its directory), or `timeout` seconds passed.
+    ///
+    /// - Returns: Whether they were received in time.
+    func waitForCommands(named name: String, count: Int, timeout: TimeInterval) -> Bool {
+        let directory = (logPath as NSString).deletingLastPathComponent
+        let events = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard events >= 0 else { return false }
+        defer { close(events) }
+        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
+        guard inotify_add_watch(events, directory, mask) >= 0 else { return false }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while commands(named: name).count < count {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return false }
+            var descriptor = pollfd(fd: events, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, Int32(min(remaining * 1000, 60_000)) + 1) > 0 {
+                while scratch.withUnsafeMutableBytes({ read(events, $0.baseAddress, $0.count) }) > 0 {}
+            }
+        }
+        return true
     }
 
     private static func pythonString(_ text: String) -> String {

@@ -35,11 +35,12 @@ final class SecretServiceHarness: @unchecked Sendable {
     let pinentry: ScriptedPinentry
 
     /// Starts the bus and the agent on it (with `agentArguments` added, and the scripted pinentry as its
-    /// prompter), waits for the agent's "ready" and "secret-service ready" lines and unlocks it (unless
-    /// `unlock` is false). `beforeAgent` runs with the clients' environment once the keychain exists, before
-    /// the agent starts.
+    /// prompter, or none when `prompter` is false), waits for the agent's "ready" and "secret-service ready"
+    /// lines and unlocks it (unless `unlock` is false). `beforeAgent` runs with the clients' environment once
+    /// the keychain exists, before the agent starts.
     init(
         unlock: Bool = true,
+        prompter: Bool = true,
         agentArguments: [String] = [],
         beforeAgent: ((_ environment: [String: String]) throws -> Void)? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -68,7 +69,7 @@ final class SecretServiceHarness: @unchecked Sendable {
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
         try beforeAgent?(environment)
-        self.agentArguments = ["--pinentry", pinentry.path] + agentArguments
+        self.agentArguments = ["--pinentry", prompter ? pinentry.path : "none"] + agentArguments
         agent = try Self.spawnAgent(self.agentArguments, environment: environment, sourceLocation: sourceLocation)
         if unlock { try self.unlock(sourceLocation: sourceLocation) }
     }
@@ -128,6 +129,31 @@ final class SecretServiceHarness: @unchecked Sendable {
             try FileManager.default.copyItem(atPath: secretToolPath, toPath: path)
         }
         return try CLIRunner.run(path, arguments, environment: environment, input: input.map { Data($0.utf8) })
+    }
+
+    /// Runs a copy of the venv's Python at `path` (another application to the agent: its executable is the
+    /// copy), with the venv's packages, copying it there first.
+    func pythonCopy(
+        at path: String,
+        _ arguments: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CLIRunner.Result {
+        let python = try python(sourceLocation: sourceLocation)
+        let locations = try CLIRunner.run(
+            python,
+            ["-c", "import sys, site; print(sys.base_prefix); print(site.getsitepackages()[0])"],
+            environment: environment
+        ).stdout.split(separator: "\n").map(String.init)
+        let home = try #require(locations.first, sourceLocation: sourceLocation)
+        let packages = try #require(locations.dropFirst().first, sourceLocation: sourceLocation)
+        if !FileManager.default.fileExists(atPath: path) {
+            let real = URL(fileURLWithPath: python).resolvingSymlinksInPath().path
+            try FileManager.default.copyItem(atPath: real, toPath: path)
+        }
+        var environment = environment
+        environment["PYTHONHOME"] = home
+        environment["PYTHONPATH"] = packages
+        return try CLIRunner.run(path, arguments, environment: environment)
     }
 
     /// The python with `secretstorage` and `keyring` (the CI venv), or a failed requirement saying how to get it.
