@@ -180,13 +180,18 @@ struct AgentProtocolTests {
         let keychain = TemporaryKeychain()
         let file = keychain.directory + "/config/latchkey/access.json"
         var policy = try AccessPolicy.load(from: file)
-        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["tool"])
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["/usr/bin/tool"], "the path is the default group")
         let first = policy.grant("shared", to: "/usr/bin/tool")
         let twice = policy.grant("shared", to: "/usr/bin/tool")
-        let own = policy.grant("tool", to: "/usr/bin/tool")
+        let own = policy.grant("/usr/bin/tool", to: "/usr/bin/tool")
         #expect(first && !twice, "granting twice changes nothing")
         #expect(own, "granting the own group is recorded, and not repeated in the groups")
-        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["tool", "shared"], "no repeats, own group first")
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["/usr/bin/tool", "shared"], "no repeats, own first")
+        let adopted = policy.adoptLegacyGroup(of: "/usr/bin/tool")
+        let again = policy.adoptLegacyGroup(of: "/opt/other/tool")
+        #expect(adopted && !again, "a legacy group is adopted once")
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["/usr/bin/tool", "shared", "tool"])
+        #expect(policy.groups(forExecutable: "/opt/other/tool") == ["/opt/other/tool"], "not by a same-named file")
         try policy.save(to: file)
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect(attributes[.posixPermissions] as? Int == 0o600)
@@ -198,7 +203,7 @@ struct AgentProtocolTests {
         #expect(policy.grants.isEmpty)
         #expect(throws: KeychainError.self) { try AccessPolicy.validate(group: "a,b") }
 
-        try Data("{\"version\": 3, \"grants\": {}}".utf8).write(to: URL(fileURLWithPath: file))
+        try Data("{\"version\": 99, \"grants\": {}}".utf8).write(to: URL(fileURLWithPath: file))
         #expect(throws: KeychainError.self) { try AccessPolicy.load(from: file) }
     }
 }
