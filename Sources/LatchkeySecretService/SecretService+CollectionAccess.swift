@@ -32,20 +32,20 @@ extension SecretService {
     /// consent, saying how to give it: `IsLocked` for another application's (`Unlock` asks the user), or
     /// `org.freedesktop.DBus.Error.AccessDenied` for the user's (only a grant in the policy gives it).
     func refusal(_ doing: String, owner: String, caller name: String) -> SecretServiceError {
-        let group = SecretServiceApplications.group(ofOwner: owner)
-        let grant =
-            caller(name).identity.map { "allow it with `latchkey access grant \($0) \(group)`" }
-            ?? "this application cannot be identified, so it cannot be allowed"
-        if owner == SecretCollections.userOwner {
-            return SecretServiceError(
-                name: "org.freedesktop.DBus.Error.AccessDenied",
-                "\(doing) needs the user's consent, which this application does not have: \(grant)."
-            )
+        let isUsers = owner == SecretCollections.userOwner
+        let whose = isUsers ? "the user's consent," : "the consent of \(owner), another application,"
+        let how: String
+        if let identity = caller(name).identity {
+            let grant = "`latchkey access grant \(identity) \(SecretServiceApplications.group(ofOwner: owner))`"
+            how =
+                isUsers
+                ? "allow it with \(grant)" : "call Unlock on it first, which asks the user, or allow it with \(grant)"
+        } else {
+            how = "this application cannot be identified, so it cannot be allowed"
         }
-        return .isLocked(
-            "\(doing) needs the consent of \(owner), another application, which this application does not have: "
-                + "call Unlock on it first, which asks the user, or \(grant)."
-        )
+        let message = "\(doing) needs \(whose) which this application does not have: \(how)."
+        return isUsers
+            ? SecretServiceError(name: "org.freedesktop.DBus.Error.AccessDenied", message) : .isLocked(message)
     }
 
     /// How a question names `owner`: its path, or "the user".
@@ -132,7 +132,11 @@ extension SecretService {
         }
         guard canAsk(caller: caller) else {
             let collection = named.first { collections().owner(of: $0) == first } ?? ObjectPath.login
-            throw refusal("Locking the collection \(ObjectPath.collectionPath(collection))", owner: first, caller: caller)
+            throw refusal(
+                "Locking the collection \(ObjectPath.collectionPath(collection))",
+                owner: first,
+                caller: caller
+            )
         }
         var actions: [String: String] = [:]
         for owner in missing {

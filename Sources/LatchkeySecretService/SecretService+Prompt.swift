@@ -203,7 +203,11 @@ extension SecretService {
         case .unlock:
             break
         case .deleteCollection(let collection):
-            emitCompleted(name, dismissed: !completeDeletion(of: collection, prompt, dismissed: dismissed), unlocked: [])
+            emitCompleted(
+                name,
+                dismissed: !completeDeletion(of: collection, prompt, dismissed: dismissed),
+                unlocked: []
+            )
             return
         case .lock:
             let allowed =

@@ -68,12 +68,10 @@ struct AccessLogTests {
             input: "hunter2-canary"
         )
         #expect(stored.status == 0, "\(stored.stderr)")
-        // A shell that stays the parent: secret-tool runs in the background and the shell prints its pid.
-        let shell = try CLIRunner.run(
-            "/bin/sh",
-            ["-c", "\"$0\" lookup service deploy username ci & echo \"pid $!\"; wait", harness.secretToolPath],
-            environment: harness.environment
-        )
+        // A shell that stays the parent (`; true` keeps it from exec'ing its last command) runs an inner shell
+        // that prints its pid and becomes secret-tool. (No `wait` builtin: test threads block SIGCHLD.)
+        let inner = "/bin/sh -c 'echo \"pid $$\"; exec \"$0\" lookup service deploy username ci' \"$0\"; true"
+        let shell = try CLIRunner.run("/bin/sh", ["-c", inner, harness.secretToolPath], environment: harness.environment)
         #expect(shell.status == 0, "\(shell.stderr)")
         #expect(shell.stdout.contains("hunter2-canary"))
         let pidLine = try #require(shell.stdout.split(separator: "\n").first { $0.hasPrefix("pid ") })
