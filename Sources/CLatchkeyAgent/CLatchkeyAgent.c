@@ -39,4 +39,6 @@ int latchkey_accept(int descriptor) { return accept4(descriptor, NULL, NULL, SOC
 
 int latchkey_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
+int latchkey_set_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
+
 int latchkey_trim_memory(void) { return malloc_trim(0); }

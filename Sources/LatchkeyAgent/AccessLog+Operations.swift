@@ -7,58 +7,80 @@ extension AccessLog {
     /// secrets is a `read` of the items returned; writes (add, upsert, update, restore, and a batch's) are a
     /// `write` and deletes a `delete`, of the items written (or of the query's naming attributes). Other
     /// operations are not recorded.
+    ///
+    /// This runs on the request's thread: it only shares the items' attribute dictionaries with the entry;
+    /// the writer thread turns them into text.
     func record(
         _ operation: KeychainOperation,
         outcome: KeychainOutcome,
         application: AccessLogEntry.Application
     ) {
-        var written: [AccessLogEntry.Item] = []
-        var deleted: [AccessLogEntry.Item] = []
         if case .find(let request) = operation {
             guard request.withData, case .items(let found) = outcome else { return }
-            let items = found.map { AccessLogEntry.Item($0.itemClass, attributes: $0.attributes) }
-            record(AccessLogEntry(time: Date(), event: .read, items: items, application: application))
+            let named = found.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
+            record(Self.record(.read, named, application))
             return
         }
+        var written: [AccessLogRecord.Named] = []
+        var deleted: [AccessLogRecord.Named] = []
         collect(operation, outcome, written: &written, deleted: &deleted)
-        if !written.isEmpty {
-            record(AccessLogEntry(time: Date(), event: .write, items: written, application: application))
-        }
-        if !deleted.isEmpty {
-            record(AccessLogEntry(time: Date(), event: .delete, items: deleted, application: application))
-        }
+        if !written.isEmpty { record(Self.record(.write, written, application)) }
+        if !deleted.isEmpty { record(Self.record(.delete, deleted, application)) }
+    }
+
+    private static func record(
+        _ event: AccessLogEntry.Event,
+        _ named: [AccessLogRecord.Named],
+        _ application: AccessLogEntry.Application
+    ) -> AccessLogRecord {
+        AccessLogRecord(
+            entry: AccessLogEntry(
+                time: Date(),
+                event: event,
+                items: [],
+                application: application,
+                decision: .policy,
+                channel: .socket
+            ),
+            named: named
+        )
     }
 
     private func collect(
         _ operation: KeychainOperation,
         _ outcome: KeychainOutcome?,
-        written: inout [AccessLogEntry.Item],
-        deleted: inout [AccessLogEntry.Item]
+        written: inout [AccessLogRecord.Named],
+        deleted: inout [AccessLogRecord.Named]
     ) {
         switch operation {
         case .add(let item), .upsert(let item), .restore(let item, _):
             if case .items(let stored)? = outcome, !stored.isEmpty {
-                written += stored.map { AccessLogEntry.Item($0.itemClass, attributes: $0.attributes) }
+                written += stored.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             } else {
-                written.append(AccessLogEntry.Item(item.itemClass, attributes: item.attributes))
+                written.append(AccessLogRecord.Named(itemClass: item.itemClass, attributes: item.attributes))
             }
         case .addAll(let items, _):
             if case .items(let stored)? = outcome, !stored.isEmpty {
-                written += stored.map { AccessLogEntry.Item($0.itemClass, attributes: $0.attributes) }
+                written += stored.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             } else {
-                written += items.map { AccessLogEntry.Item($0.itemClass, attributes: $0.attributes) }
+                written += items.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             }
         case .updateFirstOrAdd(let match, _, let otherwise):
             if case .items(let stored)? = outcome, !stored.isEmpty {
-                written += stored.map { AccessLogEntry.Item($0.itemClass, attributes: $0.attributes) }
+                written += stored.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             } else {
-                written.append(AccessLogEntry.Item(match.itemClass ?? otherwise.itemClass, attributes: match.attributes))
+                written.append(
+                    AccessLogRecord.Named(
+                        itemClass: match.itemClass ?? otherwise.itemClass,
+                        attributes: match.attributes
+                    )
+                )
             }
         case .update(let request):
-            written.append(Self.item(of: request.query))
+            written.append(Self.named(request.query))
         case .delete(let request):
             if case .count(0)? = outcome { return }
-            deleted.append(Self.item(of: request.query))
+            deleted.append(Self.named(request.query))
         case .batch(let operations):
             var outcomes: [KeychainOutcome] = []
             if case .batch(let answered)? = outcome { outcomes = answered }
@@ -70,16 +92,8 @@ extension AccessLog {
         }
     }
 
-    /// The items a query names: its class and naming attributes (a query by persistent reference names none).
-    private static func item(of query: ItemQuery) -> AccessLogEntry.Item {
-        guard let itemClass = query.itemClass else { return AccessLogEntry.Item(itemClass: "item", fields: []) }
-        return AccessLogEntry.Item(itemClass, attributes: query.attributes)
-    }
-}
-
-extension AccessLogEntry {
-    /// An entry of the socket allowed by the policy.
-    fileprivate init(time: Date, event: Event, items: [Item], application: Application) {
-        self.init(time: time, event: event, items: items, application: application, decision: .policy, channel: .socket)
+    /// The item a query names: its class and attributes.
+    private static func named(_ query: ItemQuery) -> AccessLogRecord.Named {
+        AccessLogRecord.Named(itemClass: query.itemClass, attributes: query.attributes)
     }
 }

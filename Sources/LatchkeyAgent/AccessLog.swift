@@ -66,7 +66,12 @@ final class AccessLog: Sendable {
 
     /// Hands an entry to the writer.
     func record(_ entry: AccessLogEntry) {
-        writer.append(entry)
+        writer.append(AccessLogRecord(entry: entry))
+    }
+
+    /// Hands an entry to the writer, with items it names on the writer thread.
+    func record(_ record: AccessLogRecord) {
+        writer.append(record)
     }
 
     /// Writes what is queued and stops the writer.

@@ -124,7 +124,12 @@ public struct AccessLogReader: Sendable {
                 } catch {
                     session = nil
                     result.problems.append(
-                        Problem(kind: .tampered, file: file, offset: offset, detail: "a segment header: \(error.message)")
+                        Problem(
+                            kind: .tampered,
+                            file: file,
+                            offset: offset,
+                            detail: "a segment header: \(error.message)"
+                        )
                     )
                 }
             } else if let key = session {
@@ -133,7 +138,12 @@ public struct AccessLogReader: Sendable {
                     result.entries.append(try AccessLogEntry.decode(plaintext))
                 } catch {
                     result.problems.append(
-                        Problem(kind: .tampered, file: file, offset: offset, detail: "entry \(counter): \(error.message)")
+                        Problem(
+                            kind: .tampered,
+                            file: file,
+                            offset: offset,
+                            detail: "entry \(counter): \(error.message)"
+                        )
                     )
                 }
                 counter += 1

@@ -28,10 +28,10 @@ final class AccessLogWriter: @unchecked Sendable {
     /// At most this many entries wait for the log's key; more are dropped (and counted in the agent's log).
     static let pendingLimit = 10_000
     /// How long the writer lets a batch gather after the first entry woke it, in seconds.
-    static let gathering: TimeInterval = 0.002
+    static let gathering: TimeInterval = 0.005
 
     private let condition = NSCondition()
-    private var queue: [AccessLogEntry] = []
+    private var queue: [AccessLogRecord] = []
     private var dropped = 0
     private var sleeping = false
     private var stopping = false
@@ -61,7 +61,7 @@ final class AccessLogWriter: @unchecked Sendable {
     }
 
     /// Hands an entry to the writer (the hot path: no system call unless the writer sleeps).
-    func append(_ entry: AccessLogEntry) {
+    func append(_ entry: AccessLogRecord) {
         condition.lock()
         if queue.count >= Self.pendingLimit {
             dropped += 1
@@ -121,9 +121,12 @@ final class AccessLogWriter: @unchecked Sendable {
                 dropped = 0
                 condition.unlock()
                 if lost > 0 {
-                    logger.warning("access log entries dropped while waiting for its key", metadata: ["count": "\(lost)"])
+                    logger.warning(
+                        "access log entries dropped while waiting for its key",
+                        metadata: ["count": "\(lost)"]
+                    )
                 }
-                if !batch.isEmpty { sink.write(batch, to: publicKey) }
+                if !batch.isEmpty { sink.write(batch.map { $0.resolved() }, to: publicKey) }
             }
             if stop {
                 sink.close()

@@ -189,7 +189,8 @@ public final class AgentPrompter: Sendable {
         target: Target,
         watching client: Int32? = nil
     ) -> Bool {
-        let text = "Remember this denial? \(identity) (pid \(process)) will not be asked again for access group \(group)."
+        let text =
+            "Remember this denial? \(identity) (pid \(process)) will not be asked again for access group \(group)."
         let remember: Bool
         do throws(PinentryProcess.Failure) {
             remember = try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> Bool in
@@ -200,7 +201,10 @@ public final class AgentPrompter: Sendable {
                 return false
             }
         } catch {
-            logger.warning("prompt failed: the denial is not remembered", metadata: ["pid": "\(process)", "reason": "\(error)"])
+            logger.warning(
+                "prompt failed: the denial is not remembered",
+                metadata: ["pid": "\(process)", "reason": "\(error)"]
+            )
             remember = false
         }
         logger.info("denial question answered", metadata: ["pid": "\(process)", "remember": "\(remember)"])

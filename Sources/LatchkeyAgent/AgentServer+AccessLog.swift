@@ -31,14 +31,17 @@ extension AgentServer {
     /// `process`; an unidentified caller is recorded by its executable, or as `?`).
     ///
     /// - Parameter event: `.read`, `.write` or `.delete`.
-    package func recordSecretService(_ event: AccessLogEntry.Event, identity: String?, process: Int32, labels: [String]) {
+    package func recordSecretService(_ event: AccessLogEntry.Event, identity: String?, process: Int32, labels: [String])
+    {
         guard let accessLog else { return }
         let path = identity ?? PeerIdentity.executable(of: process) ?? "?"
         accessLog.record(
             AccessLogEntry(
                 time: Date(),
                 event: event,
-                items: labels.map { AccessLogEntry.Item(itemClass: "secret-service", fields: [.init(name: "label", value: $0)]) },
+                items: labels.map {
+                    AccessLogEntry.Item(itemClass: "secret-service", fields: [.init(name: "label", value: $0)])
+                },
                 application: accessLog.knownApplication(identity: path, contentPath: path, process: process),
                 decision: .policy,
                 channel: .secretService

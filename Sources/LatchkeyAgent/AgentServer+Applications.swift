@@ -113,7 +113,14 @@ extension AgentServer {
     ) throws(KeychainError) -> Bool {
         let channel: AccessLogEntry.Channel = client == nil ? .secretService : .socket
         func log(_ decision: AccessLogEntry.Decision) {
-            recordDecision(decision, group: group, identity: identity, contentPath: contentPath, process: process, channel: channel)
+            recordDecision(
+                decision,
+                group: group,
+                identity: identity,
+                contentPath: contentPath,
+                process: process,
+                channel: channel
+            )
         }
         guard let prompter else {
             log(.denied)
@@ -136,8 +143,14 @@ extension AgentServer {
         )
         switch answer {
         case .deny:
-            guard prompter.askToRememberDenial(identity: identity, process: process, group: group, target: target, watching: client)
-            else {
+            let remember = prompter.askToRememberDenial(
+                identity: identity,
+                process: process,
+                group: group,
+                target: target,
+                watching: client
+            )
+            guard remember else {
                 log(.denied)
                 return false
             }
@@ -179,7 +192,10 @@ extension AgentServer {
                 var policy = try AccessPolicy.load(from: path)
                 if policy.deny(group, to: identity) { try policy.save(to: path) }
             }
-            configuration.logger.info("denial remembered", metadata: ["pid": "\(process)", "executable": "\(identity)"])
+            configuration.logger.info(
+                "denial remembered",
+                metadata: ["pid": "\(process)", "executable": "\(identity)"]
+            )
         } catch {
             configuration.logger.error("denial not remembered", metadata: ["error": "\(error.message)"])
         }

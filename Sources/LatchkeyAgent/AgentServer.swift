@@ -136,6 +136,10 @@ public final class AgentServer: Sendable {
         // memory of clients that sent (or started) big frames goes back to the system when they leave; glibc
         // would otherwise raise the threshold after the first such block and keep later ones in its arenas.
         _ = latchkey_set_mmap_threshold(Int32(Self.mmapThreshold))
+        // One thread per connection would spread small allocations over up to 8 arenas per CPU; the free
+        // space at the top of an arena other than the main one is returned only by chance (`malloc_trim` does
+        // not), so a crowd of connections left megabytes behind in each. Two arenas keep it to one.
+        _ = latchkey_set_arena_max(Int32(Self.mallocArenas))
         server.idleLock?.start { [weak server] in server?.lockForIdleness() }
         server.statePublisher.start()
         let thread = Thread { [server] in server.acceptConnections() }
@@ -242,6 +246,8 @@ public final class AgentServer: Sendable {
 
     /// glibc's mmap threshold in the agent: blocks of at least 128 KiB (its default, kept from rising).
     static let mmapThreshold = 128 << 10
+    /// glibc's malloc arenas in the agent (`M_ARENA_MAX`).
+    static let mallocArenas = 2
 
     /// Serves `client` on a thread of its own, unless its program (uid and executable, read here in the
     /// accept thread) already holds its share of connections or the agent holds its total: then the
@@ -277,8 +283,7 @@ public final class AgentServer: Sendable {
         let connection = AgentConnection(server: self, descriptor: client)
         let thread = Thread { [self] in
             connection.serve()
-            limits.release(key)
-            returnFreedMemory()
+            returnFreedMemory(afterCrowd: limits.release(key))
         }
         thread.name = "latchkey-agent-client"
         thread.stackSize = 1 << 20
@@ -286,10 +291,11 @@ public final class AgentServer: Sendable {
     }
 
     /// Returns free heap memory to the system (`malloc_trim`) when a large frame buffer was freed since the
-    /// last time; large buffers themselves are unmapped when freed (`mmapThreshold`).
-    private func returnFreedMemory() {
+    /// last time, or when the last of a crowd of connections ended (`afterCrowd`, their threads' allocations
+    /// spread over glibc's arenas); large buffers themselves are unmapped when freed (`mmapThreshold`).
+    private func returnFreedMemory(afterCrowd: Bool) {
         let released = AgentFrame.largeBuffersReleased.load(ordering: .relaxed)
-        guard trimmedLargeBuffers.exchange(released, ordering: .relaxed) != released else { return }
+        guard trimmedLargeBuffers.exchange(released, ordering: .relaxed) != released || afterCrowd else { return }
         _ = latchkey_trim_memory()
     }
 

@@ -46,7 +46,13 @@ final class ConnectionLimits: Sendable {
         var total = 0
         var refusedSinceLog = 0
         var lastLog: ContinuousClock.Instant?
+        /// The most connections held at once since the agent last had none after a crowd of them.
+        var peak = 0
     }
+
+    /// When the last connection of at least this many held at once ends, `release(_:)` says so: the agent
+    /// then returns the memory their threads freed to the system.
+    static let crowd = 32
 
     /// Connections one program may hold at once.
     let perClient: Int
@@ -71,6 +77,7 @@ final class ConnectionLimits: Sendable {
             } else {
                 state.total += 1
                 state.counts[client, default: 0] += 1
+                state.peak = max(state.peak, state.total)
                 return .admitted
             }
             let now = ContinuousClock.now
@@ -86,11 +93,16 @@ final class ConnectionLimits: Sendable {
     }
 
     /// Forgets a connection of `client` that `admit(_:)` admitted.
-    func release(_ client: Client) {
+    ///
+    /// - Returns: Whether it was the last connection after at least `crowd` were held at once.
+    func release(_ client: Client) -> Bool {
         state.withLock { state in
             state.total -= 1
             let remaining = state.counts[client, default: 1] - 1
             state.counts[client] = remaining > 0 ? remaining : nil
+            guard state.total == 0, state.peak >= Self.crowd else { return false }
+            state.peak = 0
+            return true
         }
     }
 

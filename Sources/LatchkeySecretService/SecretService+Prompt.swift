@@ -2,7 +2,9 @@ import Foundation
 import Latchkey
 
 /// `Unlock` and `org.freedesktop.Secret.Prompt`: what a caller cannot use yet (a locked keychain, another
-/// application's items) is unlocked by a prompt that asks the user.
+/// application's items or collections) is unlocked by a prompt that asks the user; the prompts of
+/// `Collection.Delete` and `Lock` (`SecretService+CollectionAccess.swift`) ask for the owners' consent and
+/// then do the change.
 extension SecretService {
     static let promptInterface = "org.freedesktop.Secret.Prompt"
 

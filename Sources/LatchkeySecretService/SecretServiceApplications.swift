@@ -73,7 +73,8 @@ public struct SecretServiceApplications: Sendable {
 
     /// Records an access in the agent's access log: what, by which caller (its identity, `nil` when it has
     /// none, and its process id), to the items with these labels. `nil` records nothing.
-    public var record: (@Sendable (_ access: Access, _ identity: String?, _ process: Int32, _ labels: [String]) -> Void)?
+    public var record:
+        (@Sendable (_ access: Access, _ identity: String?, _ process: Int32, _ labels: [String]) -> Void)?
     /// Asks the user for the keychain passphrase and unlocks the agent's keychain with it; `nil` when the
     /// agent has no prompter (then `latchkey unlock` is the way).
     public var unlock: (@Sendable () throws(KeychainError) -> Void)?

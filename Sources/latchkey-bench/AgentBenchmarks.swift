@@ -20,7 +20,12 @@ import Glibc
 ///   1 000 lookups and 200 durable adds through the agent: `agent-concurrency-lookup` and `-write` (every
 ///   client's operations), `agent-concurrency-ops-per-second` (all operations over the wall time from the
 ///   first client's start to the last one's end) and `agent-concurrency-lost` (written items that cannot
-///   be read back with their secret afterwards, expected 0).
+///   be read back with their secret afterwards, expected 0);
+/// - `agent-find-access-log-on` and `-off`: the finds of `agent-find-primary-key` through agents with and
+///   without (`--access-log off`) the access log, alternating over three rounds after the load above, and
+///   `agent-access-log-cost`, the difference of their medians in µs;
+/// - `agent-find-under-load` and the agent's memory under a load of idle connections and stalled 16 MiB
+///   frames (`AgentFairnessBenchmarks`).
 ///
 /// When the agent cannot be started (no `latchkey` beside this executable, no socket), the suite says why
 /// on standard error and measures nothing.
@@ -31,9 +36,11 @@ enum AgentBenchmarks: BenchmarkSuite {
     static let loadLookups = 1000
     static let loadWrites = 200
 
-    static let ops = [
-        "floor-socket-roundtrip", "agent-wire-codec", "agent-find-primary-key", "agent-concurrency",
-    ]
+    static let ops =
+        [
+            "floor-socket-roundtrip", "agent-wire-codec", "agent-find-primary-key", "agent-concurrency",
+            "agent-find-access-log",
+        ] + AgentFairnessBenchmarks.ops
 
     static func run(_ context: inout BenchmarkContext, on keychain: FilledKeychain) throws {
         guard ops.contains(where: context.options.includes) else { return }
@@ -92,6 +99,71 @@ enum AgentBenchmarks: BenchmarkSuite {
                 "\(name): agent-concurrency (\(loadClients) processes x \(loadLookups) lookups + \(loadWrites) writes)"
             )
             try concurrency(agent, keychain, &context)
+        }
+        if context.options.includes("agent-find-under-load") {
+            context.progress("\(name): agent-find-under-load")
+            try AgentFairnessBenchmarks.run(agent, keychain, picks, &context)
+        }
+        if context.options.includes("agent-find-access-log") {
+            try accessLogCost(agent, keychain, picks, echo, &context)
+        }
+    }
+
+    /// Rounds of `accessLogCost`: agents with and without the log alternate, so that a change of the
+    /// machine's load during the run weighs on both alike.
+    static let accessLogRounds = 3
+
+    /// The access log's cost on a find: the finds of `agent-find-primary-key` through an agent keeping its
+    /// access log and through one started with `--access-log off`, alternating over `accessLogRounds` rounds
+    /// (the first through `agent`, which this stops), each paired with socket round trips; reports both, pooled,
+    /// and the difference of their medians (`agent-access-log-cost`, µs).
+    private static func accessLogCost(
+        _ agent: BenchmarkAgent,
+        _ keychain: FilledKeychain,
+        _ picks: [String],
+        _ echo: SocketEcho,
+        _ context: inout BenchmarkContext
+    ) throws {
+        var samples: [Bool: (floor: [UInt64], operation: [UInt64])] = [true: ([], []), false: ([], [])]
+        for round in 0..<accessLogRounds {
+            for logging in [true, false] {
+                context.progress("\(name): agent-find-access-log-\(logging ? "on" : "off") round \(round + 1)")
+                let served: BenchmarkAgent
+                do {
+                    served =
+                        round == 0 && logging
+                        ? agent
+                        : try BenchmarkAgent(
+                            keychain: keychain,
+                            directory: context.directory,
+                            arguments: ["--access-log", logging ? "on" : "off"],
+                            logName: "agent-access-log-\(logging ? "on" : "off").log"
+                        )
+                } catch {
+                    context.progress("\(name): agent-find-access-log skipped: \(error)")
+                    return
+                }
+                defer { served.stop() }
+                let measured = try find(served.client, picks, echo, &context)
+                samples[logging]?.floor += measured.floor.sorted
+                samples[logging]?.operation += measured.operation.sorted
+            }
+        }
+        var medians: [Bool: Double] = [:]
+        for logging in [true, false] {
+            guard let pooled = samples[logging] else { continue }
+            let suffix = logging ? "on" : "off"
+            let operation = Measurement(nanoseconds: pooled.operation)
+            context.report.add(
+                "floor-socket-roundtrip-agent-find-log-\(suffix)",
+                items: keychain.items,
+                Measurement(nanoseconds: pooled.floor)
+            )
+            context.report.add("agent-find-access-log-\(suffix)", items: keychain.items, operation)
+            medians[logging] = operation.medianMicroseconds
+        }
+        if let on = medians[true], let off = medians[false] {
+            context.report.add("agent-access-log-cost", items: keychain.items, value: on - off, unit: "us")
         }
     }
 

@@ -12,8 +12,9 @@ import Glibc
 /// device secret, and no credential in its environment. The access policy grants the keychain's group
 /// (`FilledKeychain.accessGroup`) to `latchkey-bench` and to `latchkey` (the load clients), and the load
 /// clients' own group (`latchkey`, where their writes go) to `latchkey-bench`; the agent is
-/// unlocked once with the keychain's passphrase through `AgentClient` (`.unlock`). `stop()` ends it with
-/// SIGTERM (and SIGKILL if it does not exit).
+/// unlocked once with the keychain's passphrase through `AgentClient` (`.unlock`). It serves up to
+/// `AgentFairnessBenchmarks.connectionsPerClient` connections of one program, so that this process can hold
+/// the fairness load. `stop()` ends it with SIGTERM (and SIGKILL if it does not exit).
 final class BenchmarkAgent {
     let socketPath: String
     let client: AgentClient
@@ -26,8 +27,16 @@ final class BenchmarkAgent {
 
     /// Starts the agent and connects to it.
     ///
+    /// - Parameters:
+    ///   - arguments: Extra arguments of `latchkey agent` (`--access-log off`).
+    ///   - logName: The agent's log file in the benchmark directory.
     /// - Throws: `BenchmarkFailure` naming why it could not start (the agent is stopped again).
-    init(keychain: FilledKeychain, directory: BenchmarkDirectory) throws {
+    init(
+        keychain: FilledKeychain,
+        directory: BenchmarkDirectory,
+        arguments: [String] = [],
+        logName: String = "agent.log"
+    ) throws {
         self.directory = directory
         guard let bench = Bundle.main.executableURL?.resolvingSymlinksInPath() else {
             throw BenchmarkFailure("the path of latchkey-bench is unknown")
@@ -76,17 +85,21 @@ final class BenchmarkAgent {
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["agent", "--foreground", "-k", keychain.path]
+        process.arguments =
+            [
+                "agent", "--foreground", "-k", keychain.path,
+                "--connections-per-client", "\(AgentFairnessBenchmarks.connectionsPerClient)",
+            ] + arguments
         process.environment = environment
         let ready = Pipe()
         process.standardOutput = ready
         process.standardInput = FileHandle.nullDevice
-        process.standardError = try Self.logFile(directory.path + "/agent.log")
+        process.standardError = try Self.logFile(directory.path + "/" + logName)
         try process.run()
         let line = Self.readLine(ready.fileHandleForReading)
         guard line == "ready \(socketPath)" else {
             Self.end(process)
-            let log = (try? String(contentsOfFile: directory.path + "/agent.log", encoding: .utf8)) ?? ""
+            let log = (try? String(contentsOfFile: directory.path + "/" + logName, encoding: .utf8)) ?? ""
             throw BenchmarkFailure("the agent did not get ready: \(line ?? "no output") \(log.suffix(400))")
         }
         do {

@@ -104,6 +104,9 @@ struct ResultReport {
         "keychain-set-codable": "update",
         "token-header-keychain": "find-primary-key",
         "agent-find-primary-key": "floor-socket-roundtrip-agent-find",
+        "agent-find-access-log-on": "floor-socket-roundtrip-agent-find-log-on",
+        "agent-find-access-log-off": "floor-socket-roundtrip-agent-find-log-off",
+        "agent-find-under-load": "agent-find-idle",
     ]
 
     mutating func add(_ op: String, items: Int, _ measurement: Measurement) {

@@ -13,7 +13,8 @@ final class FilledKeychain {
     static let service = "bench"
     /// Items added per fill transaction.
     static let fillBatch = 1000
-    static let accessGroup = "latchkey.bench"
+    /// Not `latchkey.bench`: groups starting with `latchkey.` are reserved (`AccessPolicy.isReserved`).
+    static let accessGroup = "org.latchkey.bench"
 
     let path: String
     let passphrase: SecretData

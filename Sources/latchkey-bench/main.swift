@@ -15,6 +15,7 @@ func suites() -> [any BenchmarkSuite.Type] {
 }
 
 func runBenchmarks() -> Int32 {
+    AgentFairnessBenchmarks.raiseDescriptorLimit()
     let options: BenchmarkOptions
     do {
         guard let parsed = try BenchmarkOptions.parse(Array(CommandLine.arguments.dropFirst())) else {

@@ -48,7 +48,36 @@ struct LatchkeyCommand: ParsableCommand {
         }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let status = FastPath.run(arguments) { Glibc.exit(status) }
+        if let unknown = unknownCommand(arguments) {
+            warn("unknown command '\(unknown)'. See 'latchkey --help' for the list of commands.")
+            Glibc.exit(ExitStatus.usage)
+        }
         main(rewritingPromptFlags(arguments))
+    }
+
+    /// The command words of `arguments` that name no command, as typed (`nosuch`, `access nosuch`), or `nil`.
+    ///
+    /// ArgumentParser reports a word that is not a subcommand as an unexpected argument, and its `help` command
+    /// shows the root help (exit 0) for a name it does not know; both are caught here. Words are followed down
+    /// the command tree while the command reached has subcommands and no default one; an option (`-…`) ends
+    /// the walk and is left to ArgumentParser.
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        var words = arguments[...]
+        if words.first == "help" { words = words.dropFirst() }
+        var command: any ParsableCommand.Type = Self.self
+        var typed: [String] = []
+        for word in words {
+            let configuration = command.configuration
+            guard !configuration.subcommands.isEmpty, configuration.defaultSubcommand == nil, !word.hasPrefix("-")
+            else { return nil }
+            typed.append(word)
+            let next = configuration.subcommands.first {
+                $0._commandName == word || $0.configuration.aliases.contains(word)
+            }
+            guard let next else { return word == "help" && typed.count == 1 ? nil : typed.joined(separator: " ") }
+            command = next
+        }
+        return nil
     }
 
     static func rewritingPromptFlags(_ arguments: [String]) -> [String] {

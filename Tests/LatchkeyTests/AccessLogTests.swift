@@ -71,7 +71,11 @@ struct AccessLogTests {
         // A shell that stays the parent (`; true` keeps it from exec'ing its last command) runs an inner shell
         // that prints its pid and becomes secret-tool. (No `wait` builtin: test threads block SIGCHLD.)
         let inner = "/bin/sh -c 'echo \"pid $$\"; exec \"$0\" lookup service deploy username ci' \"$0\"; true"
-        let shell = try CLIRunner.run("/bin/sh", ["-c", inner, harness.secretToolPath], environment: harness.environment)
+        let shell = try CLIRunner.run(
+            "/bin/sh",
+            ["-c", inner, harness.secretToolPath],
+            environment: harness.environment
+        )
         #expect(shell.status == 0, "\(shell.stderr)")
         #expect(shell.stdout.contains("hunter2-canary"))
         let pidLine = try #require(shell.stdout.split(separator: "\n").first { $0.hasPrefix("pid ") })
@@ -133,7 +137,11 @@ struct AccessLogTests {
         #expect(listed.stdout.contains("\(latchkey): com.example.other [denied]"), "\(listed.stdout)")
         let json = try agent.latchkey(["access", "list", "--json"])
         let policy = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: [[String: Any]]])
-        #expect(policy[latchkey]?.contains { $0["group"] as? String == "com.example.other" && $0["denied"] as? Bool == true } == true)
+        #expect(
+            policy[latchkey]?.contains {
+                $0["group"] as? String == "com.example.other" && $0["denied"] as? Bool == true
+            } == true
+        )
 
         // `access revoke` forgets the denial: the agent asks again.
         #expect(try agent.latchkey(["access", "revoke", latchkey, "com.example.other"]).status == 0)
@@ -150,7 +158,9 @@ struct AccessLogTests {
         let agent = try AgentHarness(arguments: ["--pinentry", "none"])
         try agent.unlock()
         let canaries = ["svc-canary-7f3a", "acct-canary-91b2", "secret-canary-c0ffee"]
-        let added = try agent.latchkey(["add-generic-password", "-s", canaries[0], "-a", canaries[1], "-w", canaries[2]])
+        let added = try agent.latchkey([
+            "add-generic-password", "-s", canaries[0], "-a", canaries[1], "-w", canaries[2],
+        ])
         #expect(added.status == 0, "\(added.stderr)")
         #expect(try agent.latchkey(["find-generic-password", "-s", canaries[0], "-w"]).stdout == canaries[2] + "\n")
         let passphrase = ["LATCHKEY_PASSPHRASE": AgentHarness.passphrase]
@@ -162,12 +172,15 @@ struct AccessLogTests {
         let inProcess = try agent.latchkey(
             ["find-generic-password", "-s", "latchkey.access-log", "-a", "private-key"],
             extra: passphrase.merging(["LATCHKEY_AGENT": "off", "LATCHKEY_ACCESS_GROUPS": AccessLogKeys.accessGroup]) {
-                _, new in new
+                _,
+                new in new
             }
         )
         #expect(inProcess.status == 0, "\(inProcess.stderr)")
         // … but no client of the agent reaches it: not by default, not by naming the group, not by a grant.
-        let plain = try agent.latchkey(["find-generic-password", "-s", "latchkey.access-log", "-a", "private-key", "-w"])
+        let plain = try agent.latchkey([
+            "find-generic-password", "-s", "latchkey.access-log", "-a", "private-key", "-w",
+        ])
         #expect(plain.status == 44, "\(plain.stderr)")
         let named = try agent.latchkey(
             ["find-generic-password", "-s", "latchkey.access-log", "-a", "private-key", "-w"],

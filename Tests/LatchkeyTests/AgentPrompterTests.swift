@@ -83,7 +83,8 @@ struct AgentPrompterTests {
         #expect(rename(tool + ".new", tool) == 0)
         pinentry.answer(["CANCEL"])
         let changed = try add(agent, tool, account: "four")
-        #expect(pinentry.commands(named: "CONFIRM").count == 2, "a changed executable is asked again")
+        // Asked again, then (after Deny) whether to remember the denial: "Only this time" (no answer left).
+        #expect(pinentry.commands(named: "CONFIRM").count == 3, "a changed executable is asked again")
         #expect(changed.status == 1)
         #expect(changed.stderr.contains("-34018"), "denied: \(changed.stderr)")
     }
@@ -97,7 +98,8 @@ struct AgentPrompterTests {
         let once = try add(agent, tool, account: "one")
         #expect(once.status == 0, "allow once serves this connection: \(once.stderr)")
         let again = try add(agent, tool, account: "two")
-        #expect(pinentry.commands(named: "CONFIRM").count == 2, "the next connection is asked again")
+        // Asked again, then (after Deny) whether to remember the denial.
+        #expect(pinentry.commands(named: "CONFIRM").count == 3, "the next connection is asked again")
         #expect(again.status == 1)
         #expect(again.stderr.contains("-34018"), "\(again.stderr)")
         let policy = try AccessPolicy.load(from: agent.keychain.directory + "/config/latchkey/access.json")
@@ -112,7 +114,11 @@ struct AgentPrompterTests {
         let denied = try add(agent, tool, account: "one")
         #expect(denied.status == 1)
         #expect(denied.stderr.contains("-34018"), "\(denied.stderr)")
-        #expect(pinentry.commands(named: "CONFIRM").count == 1)
+        // The question, then whether to remember the denial ("Only this time": no answer left).
+        #expect(pinentry.commands(named: "CONFIRM").count == 2)
+        #expect(pinentry.commands(named: "SETOK").last == "SETOK Deny always")
+        let policy = try AccessPolicy.load(from: agent.keychain.directory + "/config/latchkey/access.json")
+        #expect(policy.denials.isEmpty, "only this time: nothing remembered")
     }
 
     @Test func withoutAPrompterAMissingGroupIsRefusedAsBefore() throws {

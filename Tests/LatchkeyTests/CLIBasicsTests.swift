@@ -202,8 +202,8 @@ struct CLIBasicsTests {
         )
         #expect(!found.timedOut, "it fails at once instead of waiting for a passphrase")
         #expect(found.status == 1, "stderr: \(found.stderr)")
-        #expect(found.stderr.contains("-25308"), "stderr: \(found.stderr)")
-        #expect(found.stderr.contains("LATCHKEY_"), "the message should say how to give a credential: \(found.stderr)")
+        #expect(found.stderr.contains("-25307"), "a read never creates the keychain: \(found.stderr)")
+        #expect(found.stderr.contains("latchkey create-keychain"), "the message says how: \(found.stderr)")
         #expect(
             !FileManager.default.fileExists(atPath: keychain.path),
             "no keychain may be created without a credential"
@@ -216,6 +216,7 @@ struct CLIBasicsTests {
         )
         #expect(add.status == 1, "stderr: \(add.stderr)")
         #expect(add.stderr.contains("-25308"), "stderr: \(add.stderr)")
+        #expect(add.stderr.contains("LATCHKEY_"), "the message should say how to give a credential: \(add.stderr)")
         #expect(!FileManager.default.fileExists(atPath: keychain.path))
     }
 

@@ -27,7 +27,8 @@ struct SecretServiceConfinementTests {
         #expect(denied.stdout.isEmpty)
         #expect(denied.status != 0)
         let questions = harness.pinentry.commands(named: "SETDESC")
-        #expect(questions.count == 1)
+        #expect(questions.count == 2, "the question, then whether to remember the denial")
+        #expect(questions.last?.contains("Remember this denial?") == true, "\(questions)")
         #expect(questions.first?.contains("other-app") == true, "\(questions)")
         #expect(questions.first?.contains(AgentLocation.canonical(harness.secretToolPath)) == true, "\(questions)")
 

@@ -34,6 +34,10 @@ int latchkey_accept(int descriptor);
 /// large block is freed). Returns 1 on success, 0 on failure.
 int latchkey_set_mmap_threshold(int bytes);
 
+/// Limits glibc's malloc to `arenas` arenas (mallopt M_ARENA_MAX): threads share them instead of each
+/// getting one of up to 8 per CPU, whose free memory malloc_trim cannot return. Returns 1 on success.
+int latchkey_set_arena_max(int arenas);
+
 /// Returns the free memory at the top and inside every malloc arena to the system (malloc_trim(0)).
 /// Returns 1 when memory was released, 0 otherwise.
 int latchkey_trim_memory(void);

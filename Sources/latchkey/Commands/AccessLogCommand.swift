@@ -145,7 +145,8 @@ struct AccessLogCommand: ParsableCommand {
 
     /// `value` as is, or as a JSON string when it holds spaces, quotes, `=` or control characters.
     private static func quoted(_ value: String) -> String {
-        let plain = !value.isEmpty && !value.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 }
+        let plain =
+            !value.isEmpty && !value.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         guard !plain, let data = try? encoder.encode(value) else { return value }

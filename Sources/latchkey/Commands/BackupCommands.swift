@@ -45,6 +45,7 @@ struct Export: ParsableCommand {
             if !force, FileManager.default.fileExists(atPath: output) {
                 throw KeychainError(.duplicateItem, "\(output) already exists; give --force to replace it.")
             }
+            try keychain.refuseIfMissing(.refuse)
             let passphrase = try archivePassphrase.passphrase(confirm: true)
             let service = try keychain.service()
             let damaged = try damage.damagedItems(in: service, includingSecrets: true, action: "export")
@@ -113,8 +114,9 @@ struct Import: ParsableCommand {
             guard let file = FileManager.default.contents(atPath: archive) else {
                 throw KeychainError(.param, "Cannot read \(archive).")
             }
+            try keychain.refuseIfMissing(.createDefault)
             let contents = try KeychainArchive.open(file, passphrase: try archivePassphrase.passphrase(confirm: false))
-            let service = try keychain.service()
+            let service = try keychain.service(ifMissing: .createDefault)
             let restores = contents.items.map { item in
                 KeychainOperation.restore(
                     NewItem(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags),
@@ -179,7 +181,7 @@ struct Import: ParsableCommand {
         .object([
             "class": .string(item.itemClass.rawValue),
             "attributes": .object(
-                Dictionary(uniqueKeysWithValues: identifying(item).map { ($0.0.rawValue, ItemOutput.json($0.1)) })
+                Dictionary(uniqueKeysWithValues: identifying(item).map { ($0.0.rawValue, ItemOutput.json($0.1, of: $0.0)) })
             ),
         ])
     }

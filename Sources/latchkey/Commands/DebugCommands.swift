@@ -22,7 +22,7 @@ struct Debug: ParsableCommand {
 
         func run() throws {
             try runReportingErrors {
-                let store = try keychain.open()
+                let store = try keychain.open(ifMissing: .createDefault)
                 for index in start..<(start + count) {
                     let account = "\(prefix)-\(index)"
                     try store.add(
@@ -48,7 +48,7 @@ struct Debug: ParsableCommand {
 
         func run() throws {
             try runReportingErrors {
-                let store = try keychain.open()
+                let store = try keychain.open(ifMissing: .createDefault)
                 for index in 0..<count {
                     let account = "u-\(index % max(accounts, 1))"
                     let tag = "\(prefix)-\(index)"

@@ -24,13 +24,14 @@ struct AddGenericPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            try keychain.refuseIfMissing(.createDefault)
             let secret = try source.secret()
             var attributes = common.attributes
             attributes[.account] = attributes[.account] ?? .string("")
             attributes[.service] = .string(service ?? "")
             if let generic { attributes[.generic] = .data(Data(generic.utf8)) }
             if let accessible = try accessibility.value { attributes[.accessible] = .string(accessible.rawValue) }
-            let store = try keychain.service()
+            let store = try keychain.service(ifMissing: .createDefault)
             try store.addOrUpdate(.genericPassword, attributes: attributes, data: secret, update: update)
         }
     }

@@ -44,7 +44,11 @@ struct GitCredential: ParsableCommand {
         try runReportingErrors {
             if operation != "store" && !FileManager.default.fileExists(atPath: keychain.path) { return }
             let prompt = ProcessInfo.processInfo.environment["GIT_TERMINAL_PROMPT"] != "0"
-            let store = try keychain.service(unlock: prompt, promptOnControllingTerminal: true)
+            let store = try keychain.service(
+                unlock: prompt,
+                promptOnControllingTerminal: true,
+                ifMissing: operation == "store" ? .createDefault : .refuse
+            )
             FastPath.openStore = store as? KeychainStore  // git runs a helper per request: keep the WAL open.
             switch operation {
             case "get": try get(store, key: key, request: request)

@@ -14,14 +14,33 @@ struct InternetAttributeOptions: ParsableArguments {
     var authenticationType: String?
     @Option(name: .customShort("d"), help: "Security domain.") var securityDomain: String?
 
-    var attributes: [AttributeName: AttributeValue] {
+    /// The attributes named on the command line.
+    ///
+    /// - Throws: `param` (-50) for a protocol or authentication type that is neither one of Apple's
+    ///   four-character codes nor a name for one; the message lists what is accepted.
+    func attributes() throws -> [AttributeName: AttributeValue] {
         var attributes: [AttributeName: AttributeValue] = [:]
         if let server { attributes[.server] = .string(server) }
-        if let protocolName { attributes[.protocol] = .string(FourCharCodes.protocolCode(protocolName)) }
+        if let protocolName {
+            guard let code = FourCharCodes.protocolCode(protocolName) else {
+                throw KeychainError(
+                    .param,
+                    "-r '\(protocolName)' is not a protocol. Accepted: \(FourCharCodes.acceptedProtocols)."
+                )
+            }
+            attributes[.protocol] = .string(code)
+        }
         if let port { attributes[.port] = .number(Int64(port)) }
         if let path { attributes[.path] = .string(path) }
         if let authenticationType {
-            attributes[.authenticationType] = .string(FourCharCodes.authenticationTypeCode(authenticationType))
+            guard let code = FourCharCodes.authenticationTypeCode(authenticationType) else {
+                throw KeychainError(
+                    .param,
+                    "-t '\(authenticationType)' is not an authentication type. Accepted: "
+                        + "\(FourCharCodes.acceptedAuthenticationTypes)."
+                )
+            }
+            attributes[.authenticationType] = .string(code)
         }
         if let securityDomain { attributes[.securityDomain] = .string(securityDomain) }
         return attributes
@@ -52,11 +71,12 @@ struct AddInternetPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            var attributes = common.attributes.merging(try internet.attributes()) { _, new in new }
+            try keychain.refuseIfMissing(.createDefault)
             let secret = try source.secret()
-            var attributes = common.attributes.merging(internet.attributes) { _, new in new }
             attributes[.account] = attributes[.account] ?? .string("")
             if let accessible = try accessibility.value { attributes[.accessible] = .string(accessible.rawValue) }
-            let store = try keychain.service()
+            let store = try keychain.service(ifMissing: .createDefault)
             try store.addOrUpdate(.internetPassword, attributes: attributes, data: secret, update: update)
         }
     }
@@ -67,8 +87,9 @@ struct InternetPasswordMatch: ParsableArguments {
     @OptionGroup var common: CommonPasswordOptions
     @OptionGroup var internet: InternetAttributeOptions
 
-    var query: ItemQuery {
-        ItemQuery(.internetPassword, attributes: common.attributes.merging(internet.attributes) { _, new in new })
+    /// The query the options describe; throws as `InternetAttributeOptions.attributes()` does.
+    func query() throws -> ItemQuery {
+        ItemQuery(.internetPassword, attributes: common.attributes.merging(try internet.attributes()) { _, new in new })
     }
 }
 
@@ -87,8 +108,9 @@ struct FindInternetPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            let query = try match.query()
             let store = try keychain.service()
-            let item = try store.findOneConfirmingPresence(match.query, withData: show.wantsSecret)
+            let item = try store.findOneConfirmingPresence(query, withData: show.wantsSecret)
             try show.print(item, keychain: keychain.path, json: output.json)
         }
     }
@@ -108,8 +130,9 @@ struct DeleteInternetPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            let query = try match.query()
             let store = try keychain.service()
-            let count = try store.deleteMatches(match.query, all: all)
+            let count = try store.deleteMatches(query, all: all)
             print(count == 1 ? "password has been deleted." : "\(count) passwords have been deleted.")
         }
     }

@@ -49,7 +49,10 @@ struct CreateKeychain: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
+            let paths = names.isEmpty ? [keychain.path] : try names.map { try KeychainName.resolve($0) }
             var credentials = try given.credentials()
+            // Checked before --new-key-file writes its file, so a refused command leaves nothing behind.
+            try KeychainName.refuseEmptyPassphrase(credentials)
             if let newKeyFile { credentials.append(try .createKeyFile(at: newKeyFile)) }
             if credentials.isEmpty && !prompt { credentials = try UnlockCredential.fromEnvironment() }
             if credentials.isEmpty {
@@ -59,9 +62,9 @@ struct CreateKeychain: ParsableCommand {
                         "Give --passphrase-stdin, --key-file or --new-key-file (no terminal to prompt on)."
                     )
                 }
-                credentials = [.passphrase(try Terminal.newPassphrase())]
+                credentials = [.passphrase(try Terminal.newPassphrase(for: paths.count == 1 ? paths[0] : nil))]
             }
-            let paths = names.isEmpty ? [keychain.path] : names.map { KeychainLocation.resolve($0) }
+            try KeychainName.refuseEmptyPassphrase(credentials)
             var config = KeychainConfig.load()
             for path in paths {
                 let store = try KeychainStore.create(
@@ -97,9 +100,7 @@ struct ShowKeychainInfo: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let path = keychain.path
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
-            }
+            guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
             let agent = try KeychainOpener.agent(serving: path)
             let store = try KeychainStore.open(
                 path: path,

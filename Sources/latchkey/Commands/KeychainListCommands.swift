@@ -22,7 +22,7 @@ struct ListKeychains: ParsableCommand {
         try runReportingErrors {
             var config = KeychainConfig.load()
             if !set.isEmpty {
-                config.searchList = set.map { KeychainLocation.resolve($0) }
+                config.searchList = try set.map { try KeychainName.resolve($0) }
                 try config.save()
                 return
             }
@@ -55,7 +55,7 @@ struct DefaultKeychain: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             if let set {
-                let path = KeychainLocation.resolve(set)
+                let path = try KeychainName.resolve(set)
                 var config = KeychainConfig.load()
                 config.defaultKeychain = path
                 config.remember(path)
@@ -99,7 +99,7 @@ struct DeleteKeychain: ParsableCommand {
         try runReportingErrors {
             let paths: [String]
             if !names.isEmpty {
-                paths = names.map { KeychainLocation.resolve($0) }
+                paths = try names.map { try KeychainName.resolve($0) }
             } else if keychain.keychain != nil || ProcessInfo.processInfo.environment["LATCHKEY_KEYCHAIN"] != nil {
                 paths = [keychain.path]
             } else {
@@ -107,9 +107,7 @@ struct DeleteKeychain: ParsableCommand {
             }
             var config = KeychainConfig.load()
             for path in paths {
-                guard FileManager.default.fileExists(atPath: path) else {
-                    throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
-                }
+                guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
                 let store = try KeychainStore.open(
                     path: path,
                     credentials: [],
@@ -157,14 +155,12 @@ struct LockKeychain: ParsableCommand {
                 if let agent = try AgentClient.discover() { _ = try agent.perform(.lock) }
                 return
             }
-            let path = name.map { KeychainLocation.resolve($0) } ?? keychain.path
+            let path = try name.map { try KeychainName.resolve($0) } ?? keychain.path
             if let agent = try KeychainOpener.agent(serving: path) {
                 _ = try agent.perform(.lock)
                 return
             }
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
-            }
+            guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
         }
     }
 }
@@ -192,10 +188,8 @@ struct UnlockKeychain: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let path = name.map { KeychainLocation.resolve($0) } ?? keychain.path
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
-            }
+            let path = try name.map { try KeychainName.resolve($0) } ?? keychain.path
+            guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
             let agent = try KeychainOpener.agent(serving: path)
             let store: KeychainStore? =
                 agent != nil

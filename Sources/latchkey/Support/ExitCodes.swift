@@ -29,12 +29,26 @@ func runReportingErrors(_ body: () throws -> Void) throws {
 }
 
 /// Writes `error` on standard error in the format of `runReportingErrors`.
+///
+/// The commands `security` also has print its OSStatus text first, as `security` does, then Latchkey's own
+/// explanation. Latchkey's own commands (`ownCommands`) have no `security` output to match, and the OSStatus
+/// text speaks of keychain items ("The specified item could not be found in the keychain.") where they deal in
+/// grants, agents and sockets: they print their own explanation first, with the OSStatus code after it.
 func reportError(_ error: KeychainError) {
     let command = CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") } ?? "latchkey"
-    var text = "latchkey: \(command): \(error.code.statusMessage) (OSStatus \(error.code.rawValue))\n"
-    if error.message != error.code.statusMessage { text += "latchkey: \(error.message)\n" }
+    let status = "(OSStatus \(error.code.rawValue))"
+    var text: String
+    if error.message != error.code.statusMessage && ownCommands.contains(command) {
+        text = "latchkey: \(command): \(error.message) \(status)\n"
+    } else {
+        text = "latchkey: \(command): \(error.code.statusMessage) \(status)\n"
+        if error.message != error.code.statusMessage { text += "latchkey: \(error.message)\n" }
+    }
     FileHandle.standardError.write(Data(text.utf8))
 }
+
+/// The commands `security` has no counterpart of, whose errors are printed in their own words first.
+let ownCommands: Set<String> = ["access", "agent", "unlock", "lock"]
 
 /// Writes a line on standard error.
 func warn(_ text: String) {

@@ -93,8 +93,13 @@ enum FastPath {
                 case .port:
                     guard let port = Int64(text), (0...65535).contains(port) else { return nil }
                     parsed.attributes[name] = .number(port)
-                case .protocol: parsed.attributes[name] = .string(FourCharCodes.protocolCode(text))
-                case .authenticationType: parsed.attributes[name] = .string(FourCharCodes.authenticationTypeCode(text))
+                case .protocol:
+                    // An unknown protocol or authentication type is refused by the full parser, with its message.
+                    guard let code = FourCharCodes.protocolCode(text) else { return nil }
+                    parsed.attributes[name] = .string(code)
+                case .authenticationType:
+                    guard let code = FourCharCodes.authenticationTypeCode(text) else { return nil }
+                    parsed.attributes[name] = .string(code)
                 case .generic: parsed.attributes[name] = .data(Data(text.utf8))
                 default: parsed.attributes[name] = .string(text)
                 }
@@ -102,7 +107,7 @@ enum FastPath {
             }
             switch option {
             case "-k", "--keychain":
-                guard let text = value() else { return nil }
+                guard let text = value(), !text.isEmpty else { return nil }
                 parsed.keychain = text
             case "-w" where isAdd:
                 guard let text = value() else { return nil }
@@ -125,7 +130,7 @@ enum FastPath {
     }
 
     static func path(_ parsed: Parsed) -> String {
-        parsed.keychain.map { KeychainLocation.resolve($0) } ?? KeychainConfig.effectiveDefault()
+        KeychainOptions.path(parsed.keychain)
     }
 
     static func find(_ parsed: Parsed, itemClass: ItemClass) throws {
@@ -154,7 +159,11 @@ enum FastPath {
         var attributes = parsed.attributes
         attributes[.account] = attributes[.account] ?? .string("")
         if itemClass == .genericPassword { attributes[.service] = attributes[.service] ?? .string("") }
-        let store = try KeychainOpener.service(path: path(parsed), options: KeychainStore.Options())
+        let store = try KeychainOpener.service(
+            path: path(parsed),
+            options: KeychainStore.Options(),
+            ifMissing: .createDefault
+        )
         openStore = store as? KeychainStore
         try store.addOrUpdate(itemClass, attributes: attributes, data: secret, update: parsed.update)
     }

@@ -17,18 +17,42 @@ enum FourCharCodes {
         "htmlform": "form", "form": "form", "default": "dflt",
     ]
 
-    /// The protocol code for a scheme name or a code given as is: `https` → `htps`, `ftp` → `ftp `, `htps` → `htps`.
+    /// The protocol code for a scheme name or a code: `https` → `htps`, `ftp` → `ftp `, `htps` → `htps`;
+    /// `nil` for anything else.
     ///
-    /// Codes shorter than four characters are padded with spaces, as Apple's are (`ssh` → `ssh `). Any
-    /// other text is kept as given, so no two different inputs collapse onto one stored value.
-    static func protocolCode(_ text: String) -> String {
-        let lowered = text.lowercased()
-        if let code = protocols[lowered] { return code }
-        return text
+    /// Names and codes are matched without regard to case; a code shorter than four characters is padded with
+    /// spaces, as Apple's are (`sox` → `sox `).
+    static func protocolCode(_ text: String) -> String? {
+        code(text, names: protocols)
     }
 
-    /// The authentication-type code for a friendly name or a code given as is.
-    static func authenticationTypeCode(_ text: String) -> String {
-        authenticationTypes[text.lowercased()] ?? text
+    /// The authentication-type code for a friendly name or a code (`htmlform` → `form`, `dflt` → `dflt`);
+    /// `nil` for anything else.
+    static func authenticationTypeCode(_ text: String) -> String? {
+        code(text, names: authenticationTypes)
+    }
+
+    /// What `-r` accepts, for the message that refuses anything else: the codes, then the names.
+    static var acceptedProtocols: String { accepted(protocols) }
+
+    /// What `-t` accepts, for the message that refuses anything else: the codes, then the names.
+    static var acceptedAuthenticationTypes: String { accepted(authenticationTypes) }
+
+    private static func code(_ text: String, names: [String: String]) -> String? {
+        let lowered = text.lowercased()
+        if let code = names[lowered] { return code }
+        let codes = Set(names.values)
+        if codes.contains(lowered) { return lowered }
+        if lowered.count < 4 {
+            let padded = lowered + String(repeating: " ", count: 4 - lowered.count)
+            if codes.contains(padded) { return padded }
+        }
+        return nil
+    }
+
+    private static func accepted(_ names: [String: String]) -> String {
+        let codes = Set(names.values).sorted().map { "'\($0)'" }
+        let friendly = names.keys.filter { names[$0] != $0 }.sorted()
+        return "codes " + codes.joined(separator: ", ") + "; names " + friendly.joined(separator: ", ")
     }
 }

@@ -47,6 +47,36 @@ enum ItemOutput {
         }
     }
 
+    /// An attribute as JSON: as `json(_:)`, except that the protocol (`ptcl`) and authentication type (`atyp`)
+    /// are always strings, whatever type the item holds them in (`fourCharCode(_:)`).
+    static func json(_ value: AttributeValue, of name: AttributeName) -> JSONValue {
+        switch name {
+        case .protocol, .authenticationType: .string(fourCharCode(value))
+        default: json(value)
+        }
+    }
+
+    /// A protocol or authentication type as text: a code stored as a string is itself (`htps`); the number an
+    /// item holds when none was given (0, Apple's default for `ptcl`) is `""`, as for `atyp`; another number is
+    /// its four characters when they are printable ASCII (Apple's `FourCharCode`, `0x68747073` → `htps`), else its
+    /// decimal digits; bytes are their UTF-8 text, else `0x` and their hex digits.
+    static func fourCharCode(_ value: AttributeValue) -> String {
+        switch value {
+        case .string(let text): return text
+        case .number(0): return ""
+        case .number(let number):
+            let bytes = (0..<4).reversed().map { UInt8(truncatingIfNeeded: number >> ($0 * 8)) }
+            if (0...0xFFFF_FFFF).contains(number), bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) {
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            return String(number)
+        case .data(let bytes):
+            return String(data: bytes, encoding: .utf8) ?? "0x" + bytes.map { String(format: "%02x", $0) }.joined()
+        case .double(let number): return String(number)
+        case .date(let date): return isoDate(date)
+        }
+    }
+
     /// A secret as JSON: its text when it is UTF-8, else `{"base64": "…"}`.
     static func json(secret: SecretData) -> JSONValue {
         if let text = secret.utf8String { return .string(text) }
@@ -59,7 +89,7 @@ enum ItemOutput {
             "class": .string(item.itemClass.rawValue),
             "keychain": .string(keychain),
             "attributes": .object(
-                Dictionary(uniqueKeysWithValues: item.attributes.map { ($0.key.rawValue, json($0.value)) })
+                Dictionary(uniqueKeysWithValues: item.attributes.map { ($0.key.rawValue, json($0.value, of: $0.key)) })
             ),
         ]
         if let data = item.data { object[secretKey] = json(secret: data) }

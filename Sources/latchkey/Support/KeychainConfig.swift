@@ -48,11 +48,14 @@ struct KeychainConfig: Codable, Equatable {
         }
     }
 
-    /// The default keychain: `$LATCHKEY_KEYCHAIN`, else the file's default, else the login keychain.
+    /// The default keychain: `$LATCHKEY_KEYCHAIN`, else the file's default, else the login keychain; absolute
+    /// and symlink-free (`KeychainName.canonical`), so it compares equal to the same keychain named with `-k`.
     static func effectiveDefault(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let explicit = environment["LATCHKEY_KEYCHAIN"], !explicit.isEmpty { return explicit }
-        if let configured = load().defaultKeychain, !configured.isEmpty { return configured }
-        return loginKeychain
+        if let explicit = environment["LATCHKEY_KEYCHAIN"], !explicit.isEmpty {
+            return KeychainName.canonical(explicit)
+        }
+        if let configured = load().defaultKeychain, !configured.isEmpty { return KeychainName.canonical(configured) }
+        return KeychainName.canonical(loginKeychain)
     }
 
     /// Adds `path` to the search list when it is not there yet.

@@ -17,9 +17,14 @@ struct KeychainOptions: ParsableArguments {
     var kdfCost: String = "standard"
 
     /// The keychain: `-k`, else `$LATCHKEY_KEYCHAIN`, else the default set with `default-keychain -s`, else
-    /// the login keychain.
-    var path: String {
-        keychain.map { KeychainLocation.resolve($0) } ?? KeychainConfig.effectiveDefault()
+    /// the login keychain; absolute and symlink-free (`KeychainName.canonical`).
+    var path: String { Self.path(keychain) }
+
+    /// The keychain `-k NAME` names (`nil`: the effective default), absolute and symlink-free. An empty name
+    /// is refused by `validate()` (and sent to the full parser by the fast path) before it gets here.
+    static func path(_ name: String?) -> String {
+        guard let name, !name.isEmpty else { return KeychainConfig.effectiveDefault() }
+        return KeychainName.canonical(KeychainLocation.resolve(name))
     }
 
     var cost: KDFCost { kdfCost == "testing" ? .testing : .standard }
@@ -34,41 +39,71 @@ struct KeychainOptions: ParsableArguments {
         guard ["standard", "testing"].contains(kdfCost) else {
             throw ValidationError("--kdf-cost is standard or testing.")
         }
+        if keychain?.isEmpty == true {
+            // errSecParam, as for any other bad keychain name, rather than ArgumentParser's usage error.
+            reportError(KeychainError(.param, "-k names no keychain: give a keychain file or name."))
+            throw ExitCode(ExitStatus.failure)
+        }
     }
 
     /// The keychain as a service: the agent's client when a per-user agent serves this keychain (unless
     /// `LATCHKEY_AGENT=off`), else the file opened in process as `open` does. Through the agent no
     /// credential is read, no key is loaded and no database is opened in this process.
-    func service(unlock: Bool = true, promptOnControllingTerminal: Bool = false) throws -> any KeychainService {
+    func service(
+        unlock: Bool = true,
+        promptOnControllingTerminal: Bool = false,
+        ifMissing missing: MissingKeychain = .refuse
+    ) throws -> any KeychainService {
         try KeychainOpener.service(
             path: path,
             options: storeOptions,
             unlock: unlock,
-            promptOnControllingTerminal: promptOnControllingTerminal
+            promptOnControllingTerminal: promptOnControllingTerminal,
+            ifMissing: missing
         )
     }
 
-    /// Opens the keychain, creating it from the environment (or an interactive prompt) when missing, and
-    /// unlocking it from the environment or a prompt when it is locked.
+    /// Refuses at once a keychain that does not exist and that `missing` does not create, before a command asks
+    /// for anything else (an item's password at a prompt).
+    func refuseIfMissing(_ missing: MissingKeychain) throws {
+        try KeychainOpener.refuseIfMissing(path, missing)
+    }
+
+    /// Opens the keychain, unlocking it from the environment or a prompt when it is locked; a missing keychain
+    /// is refused, or created as `missing` says.
     ///
     /// - Parameters:
     ///   - unlock: Whether to prompt for the passphrase when the environment does not unlock it.
     ///   - credentials: Credentials given on the command line, tried before the environment's.
     ///   - promptOnControllingTerminal: Prompt on `/dev/tty` rather than standard input (for commands whose
     ///     standard input carries a protocol).
+    ///   - missing: What to do when the file does not exist (refuse, unless the command writes).
     func open(
         unlock: Bool = true,
         credentials given: [UnlockCredential] = [],
-        promptOnControllingTerminal: Bool = false
+        promptOnControllingTerminal: Bool = false,
+        ifMissing missing: MissingKeychain = .refuse
     ) throws -> KeychainStore {
         try KeychainOpener.open(
             path: path,
             options: storeOptions,
             unlock: unlock,
             credentials: given,
-            promptOnControllingTerminal: promptOnControllingTerminal
+            promptOnControllingTerminal: promptOnControllingTerminal,
+            ifMissing: missing
         )
     }
+}
+
+/// What a command does when the keychain it names does not exist (docs/cli.md, "Which keychain").
+enum MissingKeychain {
+    /// Refuse with errSecNoDefaultKeychain (-25307), naming the file and `latchkey create-keychain`; nothing is
+    /// created. Every command that reads, deletes, dumps, exports or verifies.
+    case refuse
+    /// Create it on first use when it is the default keychain (`$LATCHKEY_KEYCHAIN`, the one set with
+    /// `default-keychain -s`, else the login keychain), whether or not `-k` names it; refuse any other. The
+    /// commands that write items (`add-*-password`, `import`, `git-credential store`).
+    case createDefault
 }
 
 /// Opens a keychain the way every command does; shared by `KeychainOptions` and the fast path.
@@ -89,43 +124,66 @@ enum KeychainOpener {
         return nil
     }
 
+    /// Throws `KeychainName.missing(path)` when `path` does not exist and `missing` does not create it there.
+    static func refuseIfMissing(_ path: String, _ missing: MissingKeychain) throws {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        guard case .createDefault = missing, path == KeychainConfig.effectiveDefault() else {
+            throw KeychainName.missing(path)
+        }
+    }
+
     /// `path` as a service: the agent's client when an agent serves it, else `open(...)`.
     static func service(
         path: String,
         options: KeychainStore.Options,
         unlock: Bool = true,
-        promptOnControllingTerminal: Bool = false
+        promptOnControllingTerminal: Bool = false,
+        ifMissing missing: MissingKeychain = .refuse
     ) throws -> any KeychainService {
         if let agent = try agent(serving: path) { return agent }
         return try open(
             path: path,
             options: options,
             unlock: unlock,
-            promptOnControllingTerminal: promptOnControllingTerminal
+            promptOnControllingTerminal: promptOnControllingTerminal,
+            ifMissing: missing
         )
     }
 
-    /// Opens `path`, creating it from the environment (or an interactive prompt) when missing, and unlocking
-    /// it from the given credentials, the environment or a prompt when it is locked.
+    /// Opens `path`, unlocking it from the given credentials, the environment or a prompt when it is locked.
+    ///
+    /// A missing file is refused (errSecNoDefaultKeychain, naming it and `latchkey create-keychain`) unless
+    /// `missing` is `.createDefault` and `path` is the default keychain: that one is created from the
+    /// environment's credential, else a new passphrase asked twice on a terminal (the prompt names the file).
     static func open(
         path: String,
         options: KeychainStore.Options,
         unlock: Bool = true,
         credentials given: [UnlockCredential] = [],
-        promptOnControllingTerminal: Bool = false
+        promptOnControllingTerminal: Bool = false,
+        ifMissing missing: MissingKeychain = .refuse
     ) throws -> KeychainStore {
-        var credentials = try given + UnlockCredential.fromEnvironment()
         let exists = FileManager.default.fileExists(atPath: path)
+        if !exists { try refuseIfMissing(path, missing) }
+        var credentials = try given + UnlockCredential.fromEnvironment()
         if !exists && credentials.isEmpty {
             guard Terminal.isInteractive, !promptOnControllingTerminal else {
                 throw KeychainError(
                     .interactionNotAllowed,
-                    "No keychain at \(path) and no passphrase source: set LATCHKEY_KEY_FILE or LATCHKEY_PASSPHRASE_FILE, or run on a terminal."
+                    "No keychain at \(path) and no passphrase source to create it with: set LATCHKEY_KEY_FILE or "
+                        + "LATCHKEY_PASSPHRASE_FILE, run `latchkey create-keychain`, or run on a terminal."
                 )
             }
-            credentials = [.passphrase(try Terminal.newPassphrase())]
+            warn("no keychain at \(path) yet: creating it.")
+            credentials = [.passphrase(try Terminal.newPassphrase(for: path))]
         }
-        let store = try KeychainStore.open(path: path, credentials: credentials, options: options)
+        if !exists { try KeychainName.refuseEmptyPassphrase(credentials) }
+        let store = try KeychainStore.open(
+            path: path,
+            credentials: credentials,
+            createIfMissing: !exists,
+            options: options
+        )
         if unlock && store.lockState != .unlocked {
             if promptOnControllingTerminal {
                 let passphrase = try Terminal.readSecretFromControllingTerminal(prompt: "Passphrase for \(path): ")

@@ -66,11 +66,20 @@ enum Terminal {
     }
 
     /// Asks twice for a new passphrase and checks that both agree and it is not empty.
-    static func newPassphrase() throws -> SecretData {
-        let first = try readSecret(prompt: "New passphrase: ")
-        let second = try readSecret(prompt: "Repeat passphrase: ")
+    ///
+    /// - Parameter path: The keychain it will protect, named in the prompt when given.
+    static func newPassphrase(for path: String? = nil) throws -> SecretData {
+        let keychain = path.map { " for \($0)" } ?? ""
+        let first = try readSecret(prompt: "New passphrase\(keychain): ")
+        let second = try readSecret(prompt: "Repeat passphrase\(keychain): ")
         guard first == second else { throw KeychainError(.param, "The passphrases do not match.") }
-        guard !first.isEmpty else { throw KeychainError(.param, "The passphrase must not be empty.") }
+        guard !first.isEmpty else {
+            throw KeychainError(
+                .param,
+                "The passphrase must not be empty (a keychain protected by a key file alone is made with "
+                    + "`latchkey create-keychain --new-key-file FILE`)."
+            )
+        }
         return first
     }
 
