@@ -125,7 +125,7 @@ public struct AccessPolicy: Sendable, Hashable, Codable {
     @discardableResult
     public mutating func adoptLegacyGroup(of executable: String) -> Bool {
         let legacy = Self.legacyGroup(forExecutable: executable)
-        guard adopted[legacy] == nil else { return false }
+        guard adopted[legacy] == nil, !Self.isReserved(legacy) else { return false }
         adopted[legacy] = executable
         return true
     }

@@ -114,7 +114,8 @@ public final class AgentPrompter: Sendable {
         let text =
             description ?? "Allow \(identity) (pid \(process)) to use the keychain items of access group \(group)?"
         do throws(PinentryProcess.Failure) {
-            answer = try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> GroupAnswer in
+            answer = try converse(target, watching: client) {
+                (pinentry) throws(PinentryProcess.Failure) -> GroupAnswer in
                 try pinentry.command("SETDESC " + Assuan.escape(text))
                 try pinentry.command("SETOK " + Assuan.escape("Always allow"))
                 try pinentry.command("SETNOTOK " + Assuan.escape("Allow once"))
@@ -150,7 +151,8 @@ public final class AgentPrompter: Sendable {
         watching client: Int32? = nil
     ) throws(KeychainError) -> SecretData {
         try mapping { () throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
-            try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
+            try converse(target, watching: client) {
+                (pinentry) throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
                 try pinentry.command("SETDESC " + Assuan.escape(description))
                 try pinentry.command("SETPROMPT " + Assuan.escape("Passphrase:"))
                 var data: [UInt8] = []
@@ -168,7 +170,8 @@ public final class AgentPrompter: Sendable {
     /// - Throws: As `askPassphrase(description:target:watching:)`.
     public func confirm(description: String, target: Target, watching client: Int32? = nil) throws(KeychainError) {
         try mapping { () throws(PinentryProcess.Failure) -> Result<Void, KeychainError> in
-            try converse(target, watching: client) { (pinentry) throws(PinentryProcess.Failure) -> Result<Void, KeychainError> in
+            try converse(target, watching: client) {
+                (pinentry) throws(PinentryProcess.Failure) -> Result<Void, KeychainError> in
                 try pinentry.command("SETDESC " + Assuan.escape(description))
                 try pinentry.command("SETOK " + Assuan.escape("Allow"))
                 try pinentry.command("SETCANCEL " + Assuan.escape("Deny"))

@@ -257,7 +257,10 @@ public final class AgentServer: Sendable {
         do throws(KeychainError) {
             peer = try PeerIdentity.of(connection: client)
         } catch {
-            configuration.logger.warning("connection dropped: no peer credentials", metadata: ["error": "\(error.message)"])
+            configuration.logger.warning(
+                "connection dropped: no peer credentials",
+                metadata: ["error": "\(error.message)"]
+            )
             close(client)
             return
         }

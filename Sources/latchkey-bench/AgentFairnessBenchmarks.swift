@@ -92,7 +92,12 @@ enum AgentFairnessBenchmarks {
         while try status(agent.pid, "Threads:") > idleThreads, Date() < settled { usleep(10_000) }
         let afterRSS = try residentMiB(agent.pid)
         let afterAnonymous = Double(try status(agent.pid, "RssAnon:")) / 1024
-        context.report.add("agent-load-connections-held", items: keychain.items, value: Double(held), unit: "connections")
+        context.report.add(
+            "agent-load-connections-held",
+            items: keychain.items,
+            value: Double(held),
+            unit: "connections"
+        )
         context.report.add("agent-rss-idle", items: keychain.items, value: idleRSS, unit: "MiB")
         context.report.add("agent-rss-load", items: keychain.items, value: loadRSS, unit: "MiB")
         context.report.add("agent-rss-load-ratio", items: keychain.items, value: loadRSS / idleRSS, unit: "x idle")

@@ -43,7 +43,9 @@ struct AgentFairnessTests {
             var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&watched, 1, Int32(min(remaining * 1000, 60_000)) + 1)
             guard ready > 0 else { continue }
-            let count = scratch.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = scratch.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
             if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { return true }
         }
     }
@@ -124,7 +126,7 @@ struct AgentFairnessTests {
         let clientB = try Self.connect(agent)
         defer { close(clientB) }
         try Self.sendHello(clientB, accessGroups: [group])
-        let shown = pinentry.waitForCommands(named: "CONFIRM", count: 2, timeout: 5)
+        let shown = pinentry.waitForCommands(named: "CONFIRM", count: 2, timeout: 10)
         #expect(shown, "B's question is shown at once: A's was cancelled when A left")
         guard shown else { return }
         let refusal = #expect(throws: KeychainError.self, "B's question was answered (Deny), and B refused at once") {
@@ -163,7 +165,6 @@ struct AgentFairnessTests {
                 #expect(Self.waitForEnd(of: descriptor, within: 30), "round \(round): the agent ended the connection")
             }
             let after = try Self.residentBytes(of: agent.agent.pid)
-            print("RSSDEBUG round \(round): idle \(idle >> 10) KiB, loaded \(loaded >> 10) KiB, after \(after >> 10) KiB")
             #expect(
                 after <= allowed,
                 "round \(round): idle \(idle >> 10) KiB, loaded \(loaded >> 10) KiB, after \(after >> 10) KiB"

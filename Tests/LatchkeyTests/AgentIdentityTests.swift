@@ -196,7 +196,7 @@ struct AgentIdentityTests {
         let policy = try String(contentsOfFile: agent.keychain.directory + "/config/latchkey/access.json", encoding: .utf8)
         #expect(policy.contains("\"latchkey\" : \"\(AgentLocation.canonical(BuiltExecutable.latchkey))\""), "\(policy)")
         let listed = try agent.latchkey(["access", "list"])
-        #expect(listed.stdout.contains("latchkey"), "\(listed.stdout)")
+        #expect(listed.stdout == "\(AgentLocation.canonical(BuiltExecutable.latchkey)): latchkey [adopted]\n")
 
         // A same-named copy elsewhere does not get it.
         let copy = try Self.directory("elsewhere", in: agent) + "/latchkey"

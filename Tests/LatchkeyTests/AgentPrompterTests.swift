@@ -52,7 +52,7 @@ struct AgentPrompterTests {
         let digest = try #require(ContentHashes().digest(ofFile: tool))
         #expect(policy.grants[tool] == [AccessPolicy.Grant(group: "com.example.shared", sha256: digest)])
         let listed = try agent.latchkey(["access", "list"])
-        #expect(listed.stdout == "\(tool): tool, com.example.shared [sha256 \(digest)]\n")
+        #expect(listed.stdout == "\(tool): com.example.shared [sha256 \(digest)]\n")
 
         // A restarted agent reads the remembered grant.
         agent.stop()
@@ -132,7 +132,7 @@ struct AgentPrompterTests {
         #expect(pinned.status == 0, "a grant pinned with --pin-content applies: \(pinned.stderr)")
     }
 
-    @Test func aVersionOnePolicyIsReadAsGrantsByPathAndRewrittenAsVersionTwo() throws {
+    @Test func aVersionOnePolicyIsReadAsGrantsByPathAndRewrittenAsVersionThree() throws {
         let scratch = TemporaryKeychain()
         let file = scratch.directory + "/config/latchkey/access.json"
         try AccessPolicy().save(to: file)
@@ -142,14 +142,15 @@ struct AgentPrompterTests {
         #expect(
             policy.grants["/usr/bin/tool"] == [AccessPolicy.Grant(group: "shared"), AccessPolicy.Grant(group: "ci")]
         )
-        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["tool", "shared", "ci"])
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") == ["/usr/bin/tool", "shared", "ci"])
         policy.grant("pinned", to: "/usr/bin/tool", sha256: "ab")
-        #expect(policy.groups(forExecutable: "/usr/bin/tool") { "cd" } == ["tool", "shared", "ci"], "another hash")
-        #expect(policy.groups(forExecutable: "/usr/bin/tool") { "ab" } == ["tool", "shared", "ci", "pinned"])
+        let other = policy.groups(forExecutable: "/usr/bin/tool") { "cd" }
+        #expect(other == ["/usr/bin/tool", "shared", "ci"], "another hash")
+        #expect(policy.groups(forExecutable: "/usr/bin/tool") { "ab" } == ["/usr/bin/tool", "shared", "ci", "pinned"])
         try policy.save(to: file)
         let written = try #require(FileManager.default.contents(atPath: file))
         let object = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
-        #expect(object["version"] as? Int == 2)
+        #expect(object["version"] as? Int == 3)
         #expect(try AccessPolicy.load(from: file) == policy)
     }
 

@@ -91,7 +91,10 @@ struct CLINewUserTests {
         )
         #expect(added.status == 0, "\(added.stderr)")
         #expect(FileManager.default.fileExists(atPath: dataDirectory(keychain) + "/login.keychain-db"))
-        let found = try CLIRunner.latchkey(["find-generic-password", "-s", "example.com", "-w"], environment: environment)
+        let found = try CLIRunner.latchkey(
+            ["find-generic-password", "-s", "example.com", "-w"],
+            environment: environment
+        )
         #expect(found.stdout == "s3cret\n", "\(found.stderr)")
     }
 
@@ -287,10 +290,12 @@ struct CLINewUserTests {
         #expect(!FileManager.default.fileExists(atPath: dataDirectory(keychain) + "/keychains.json"))
     }
 
-    @Test(arguments: [
-        (["-p", ""], nil), (["--passphrase-stdin"], "\n"), (["--passphrase-stdin"], ""),
-        (["-p", "", "--new-key-file", "KEY"], nil),
-    ] as [([String], String?)])
+    @Test(
+        arguments: [
+            (["-p", ""], nil), (["--passphrase-stdin"], "\n"), (["--passphrase-stdin"], ""),
+            (["-p", "", "--new-key-file", "KEY"], nil),
+        ] as [([String], String?)]
+    )
     func anEmptyPassphraseIsRefusedAtCreation(options: [String], input: String?) throws {
         let keychain = TemporaryKeychain()
         var environment = bareEnvironment(keychain)

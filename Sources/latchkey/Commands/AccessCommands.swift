@@ -94,8 +94,9 @@ struct AccessList: ParsableCommand {
         discussion: """
             One line per executable: its path, then its groups (its own first); a grant pinned to the file's \
             content is followed by [sha256 <digest>], a remembered denial ("Deny always", `access deny`) by \
-            [denied]. --json prints each executable's grants (group, and sha256 when pinned) and denials (group, \
-            "denied": true).
+            [denied], a name-based group adopted at the upgrade (docs/agent.md) by [adopted]. --json prints each \
+            executable's grants (group, and sha256 when pinned), denials (group, "denied": true) and adopted \
+            name-based group (group, "adopted": true).
             """
     )
 
@@ -104,7 +105,9 @@ struct AccessList: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let policy = try AccessPolicy.load(from: AccessPolicy.defaultPath())
-            let executables = Set(policy.grants.keys).union(policy.denials.keys).sorted()
+            var adoptions: [String: [String]] = [:]
+            for (legacy, path) in policy.adopted { adoptions[path, default: []].append(legacy) }
+            let executables = Set(policy.grants.keys).union(policy.denials.keys).union(adoptions.keys).sorted()
             if output.json {
                 var object: [String: JSONValue] = [:]
                 for path in executables {
@@ -116,6 +119,9 @@ struct AccessList: ParsableCommand {
                     }
                     for denied in policy.denials[path] ?? [] {
                         grants.append(.object(["group": .string(denied), "denied": .bool(true)]))
+                    }
+                    for legacy in adoptions[path] ?? [] {
+                        grants.append(.object(["group": .string(legacy), "adopted": .bool(true)]))
                     }
                     object[path] = .array(grants)
                 }
@@ -133,6 +139,7 @@ struct AccessList: ParsableCommand {
                     }
                 }
                 groups += (policy.denials[path] ?? []).map { "\($0) [denied]" }
+                groups += (adoptions[path] ?? []).map { "\($0) [adopted]" }
                 out += "\(path): \(groups.joined(separator: ", "))\n"
             }
             ItemOutput.write(out)

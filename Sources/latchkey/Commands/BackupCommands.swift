@@ -181,7 +181,9 @@ struct Import: ParsableCommand {
         .object([
             "class": .string(item.itemClass.rawValue),
             "attributes": .object(
-                Dictionary(uniqueKeysWithValues: identifying(item).map { ($0.0.rawValue, ItemOutput.json($0.1, of: $0.0)) })
+                Dictionary(
+                    uniqueKeysWithValues: identifying(item).map { ($0.0.rawValue, ItemOutput.json($0.1, of: $0.0)) }
+                )
             ),
         ])
     }

@@ -10,7 +10,8 @@ struct AddGenericPassword: ParsableCommand {
         discussion: """
             The password comes from --password-stdin, or from a no-echo prompt when -w is given last without a \
             value (or when no password option is given on a terminal). Without a terminal and without \
-            --password-stdin the command fails at once (OSStatus -50) instead of waiting.
+            --password-stdin the command fails at once (OSStatus -50) instead of waiting. The default keychain \
+            is created on first use; any other keychain must exist (create-keychain).
             """
     )
 

@@ -35,7 +35,9 @@ struct CreateKeychain: ParsableCommand {
             The keychain is protected by the passphrase and/or key file given; without one, by the \
             environment's (LATCHKEY_KEY_FILE, LATCHKEY_PASSPHRASE_FILE, LATCHKEY_PASSPHRASE), else by a \
             passphrase asked twice on the terminal. Without a terminal and without a source the command fails \
-            at once. New keychains are added to the list shown by list-keychains.
+            at once. An empty passphrase is refused: a keychain without one is protected by a key file alone \
+            (--new-key-file). Paths are kept absolute and symlink-free. New keychains are added to the list \
+            shown by list-keychains.
             """
     )
 

@@ -6,7 +6,10 @@ import Latchkey
 struct KeychainOptions: ParsableArguments {
     @Option(
         name: [.customLong("keychain"), .customShort("k")],
-        help: "The keychain file or name (default: $LATCHKEY_KEYCHAIN, else the default keychain)."
+        help: """
+            The keychain file or name (default: $LATCHKEY_KEYCHAIN, else the default keychain). It must exist; only \
+            the commands that add items create one, and only the default keychain.
+            """
     )
     var keychain: String?
 

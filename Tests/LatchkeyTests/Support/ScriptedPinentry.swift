@@ -11,8 +11,10 @@ import Glibc
 /// appends every command it receives to its log (never a PIN: it does not receive one).
 ///
 /// Answers: `OK` (the OK button), `NOTOK` (the Not-OK button: `ERR 83886194`), `CANCEL` (`ERR 83886179`),
-/// `PIN <text>` (`D <text>` then `OK`), `HANG` (no answer until the agent gives up). With no answer left
-/// it cancels.
+/// `PIN <text>` (`D <text>` then `OK`), `HANG` (no answer until the agent gives up or kills it). With no
+/// answer left it cancels. A command is logged before its answer is taken from the file, so a pinentry killed
+/// right after logging may leave the answers file empty. `waitForCommands(named:count:timeout:)` waits for
+/// the log to show a question.
 ///
 /// ```swift
 /// let pinentry = try ScriptedPinentry(directory: keychain.directory)
