@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "Latchkey", "LatchkeyAgent", "LatchkeySecretService",
+                "Latchkey", "LatchkeyAgent", "LatchkeySecretService", "LatchkeySecurity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

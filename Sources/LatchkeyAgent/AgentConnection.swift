@@ -132,10 +132,11 @@ struct AgentConnection: Sendable {
         let missing = requested.filter { !granted.contains($0) }
         for group in missing {
             guard try askForGroup(group, identity: identity) else {
+                let commands = missing.map { "latchkey access grant \(identity) \($0)" }.joined(separator: "; ")
                 throw KeychainError(
                     .missingEntitlement,
                     "LATCHKEY_ACCESS_GROUPS names \(missing.count == 1 ? "a group" : "groups") that the agent does "
-                        + "not grant \(identity); grant with: latchkey access grant \(identity) <group>"
+                        + "not grant \(identity) (\(missing.joined(separator: ", "))); to grant, run: \(commands)"
                 )
             }
         }

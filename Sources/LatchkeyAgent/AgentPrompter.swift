@@ -258,7 +258,7 @@ public final class AgentPrompter: Sendable {
                 program,
                 environment: environment(for: target),
                 timeout: timeout,
-                watching: nil  // EXPERIMENT
+                watching: client
             )
             defer { pinentry.finish() }
             if let tty = target.ttyName { _ = try pinentry.command("OPTION ttyname=" + Assuan.escape(tty)) }

@@ -17,7 +17,10 @@ import Glibc
 /// executed by the one `KeychainStore`, seen with that client's groups (`KeychainStore.scoped`), and
 /// answered with its outcome or error. Reads run in parallel; writes are serialised and durable by the
 /// store (`synchronous = FULL`) before their answer is sent. `.unlock` and `.lock` from any client change
-/// the state every client sees.
+/// the state every client sees. One program (uid and executable, read when the connection is accepted) is
+/// served at most `AgentConfiguration.connectionsPerClient` connections at once, all programs together a
+/// limit below the descriptor limit (`ConnectionLimits`), and a hello must arrive within
+/// `AgentConfiguration.helloTimeout`.
 ///
 /// ```swift
 /// let server = try AgentServer.start(try AgentConfiguration.standard())

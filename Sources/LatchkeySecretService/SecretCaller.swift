@@ -42,7 +42,7 @@ extension SecretService {
         guard !isLocked(collection: item.collection) else { return false }
         if let queries = callers[name]?.unverified[item.id] {
             // Found through the index while locked: now that the record is open, it must match what was asked.
-            guard queries.allSatisfy({ $0.allSatisfy { item.attributes[$0.key] == $0.value } }) else { return false }
+            guard queries.allSatisfy({ item.matches($0) }) else { return false }
             callers[name]?.unverified[item.id] = nil
         }
         return mayUse(owner: item.owner, caller: name)

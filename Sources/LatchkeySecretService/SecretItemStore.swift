@@ -3,29 +3,6 @@ import Foundation
 import Latchkey
 import LatchkeyCrypto
 
-/// One Secret Service item as it is kept: a Latchkey generic password in the Secret Service's access group.
-struct SecretItem: Sendable, Equatable {
-    /// The item's object-path element: the hex of its persistent reference.
-    var id: String
-    /// The item's `Label`.
-    var label: String
-    /// The item's attribute map (`Attributes`).
-    var attributes: [String: String]
-    /// The item's `Type` (libsecret's schema name), "" when none was given.
-    var type: String
-    /// The content type of its secret ("text/plain" unless the client said otherwise).
-    var contentType: String
-    /// `Created`.
-    var created: Date
-    /// `Modified`.
-    var modified: Date
-    /// The application that created it (`SecretServiceApplications`), `nil` for an item stored before
-    /// confinement or by an unidentified caller.
-    var owner: String? = nil
-    /// The collection it belongs to (its path's parent).
-    var collection: String = ObjectPath.login
-}
-
 /// The Secret Service's items in the keychain, through the agent's store seen with the Secret Service's
 /// access group.
 ///
@@ -71,8 +48,7 @@ struct SecretItemStore: SecretItemStoring {
         let tags = Self.queryTags(of: query, collection: collection)
         let found = try service.findAll(ItemQuery(.genericPassword, attributes: attributes, searchTags: tags))
         return found.compactMap(Self.item(from:)).filter { item in
-            (collection == nil || item.collection == collection)
-                && query.allSatisfy { item.attributes[$0.key] == $0.value }
+            (collection == nil || item.collection == collection) && item.matches(query)
         }
     }
 
@@ -116,13 +92,18 @@ struct SecretItemStore: SecretItemStoring {
         return (item, found.data)
     }
 
-    /// Creates an item owned by `owner`, or replaces the secret and label of the item with the same attribute
-    /// map (the keychain keeps one item per attribute map) when `mayReplace` allows it; the replaced item
-    /// keeps its owner.
+    /// Creates an item owned by `owner`; with `replace`, replaces instead the secret, label and attributes of an
+    /// item of `collection` with the same attribute map (an absent `xdg:schema` being libsecret's generic
+    /// schema) that `mayReplace` allows (the replaced item keeps its owner). Without `replace` a second item
+    /// with the same attributes is made, as the specification says.
+    ///
+    /// `vwht` is only what keeps two items apart: the digest of the attribute map, or, when another item of the
+    /// collection already has it (`replace` false, or an attribute map equal but for `xdg:schema`), the digest
+    /// and a random suffix. Which item is replaced is decided by the attributes, never by `vwht`.
     ///
     /// - Returns: The item and whether it is new.
-    /// - Throws: `interactionNotAllowed` when `mayReplace` refuses the existing item (another
-    ///   application's), and what the keychain throws.
+    /// - Throws: `interactionNotAllowed` when `replace` is true and `mayReplace` refuses every item with these
+    ///   attributes (another application's), and what the keychain throws.
     func create(
         label: String,
         attributes: [String: String],
@@ -131,9 +112,43 @@ struct SecretItemStore: SecretItemStoring {
         contentType: String,
         owner: String?,
         collection: String,
+        replace: Bool,
         mayReplace: (SecretItem) -> Bool
     ) throws(KeychainError) -> (SecretItem, Bool) {
-        let stored = collection == ObjectPath.login ? nil : collection
+        let stored = Self.stored(collection)
+        let tags = Self.tags(of: attributes, collection: collection)
+        if replace {
+            let same = try search(attributes, in: collection).filter { $0.hasSameAttributes(as: attributes) }
+            if !same.isEmpty {
+                guard let existing = same.first(where: mayReplace), let reference = Self.reference(from: existing.id)
+                else {
+                    throw Self.foreignItemRefusal(existingOwner: same.first?.owner, creator: owner)
+                }
+                let kept = Record(
+                    attributes: attributes,
+                    type: type,
+                    contentType: contentType,
+                    owner: existing.owner,
+                    collection: stored,
+                    tagged: true
+                )
+                // `svce` and `acct` are the same (only `xdg:schema` may differ); `vwht` stays the item's own.
+                let target = ItemQuery(.genericPassword, persistentReference: reference)
+                let changes = ItemChanges(
+                    attributes: [.label: .string(label), .generic: .data(try Self.encode(kept))],
+                    data: secret,
+                    searchTags: tags
+                )
+                guard try service.update(target, with: changes) > 0 else {
+                    throw KeychainError(.itemNotFound, "The item with these attributes is gone.")
+                }
+                didWrite()
+                guard let item = Self.item(from: try service.findOne(target)) else {
+                    throw KeychainError(.decode, "The item is unreadable.")
+                }
+                return (item, false)
+            }
+        }
         let record = Record(
             attributes: attributes,
             type: type,
@@ -144,40 +159,17 @@ struct SecretItemStore: SecretItemStoring {
         )
         var fields = try Self.fields(of: record)
         fields[.label] = .string(label)
-        let tags = Self.tags(of: attributes, collection: collection)
+        let added: FoundItem
         do throws(KeychainError) {
-            let added = try service.add(.genericPassword, attributes: fields, data: secret, searchTags: tags)
-            didWrite()
-            guard let item = Self.item(from: added) else { throw KeychainError(.decode, "The new item is unreadable.") }
-            return (item, true)
-        } catch {
-            guard error.code == .duplicateItem else { throw error }
-            let identity = ItemQuery(.genericPassword, attributes: Self.identity(of: fields))
-            guard let existing = Self.item(from: try service.findOne(identity)) else {
-                throw KeychainError(.decode, "The item with these attributes is unreadable.")
-            }
-            guard mayReplace(existing) else {
-                throw KeychainError(
-                    .interactionNotAllowed,
-                    "Another application's item has these attributes: unlock it first."
-                )
-            }
-            let kept = Record(
-                attributes: attributes,
-                type: type,
-                contentType: contentType,
-                owner: existing.owner,
-                collection: stored,
-                tagged: true
-            )
-            fields = try Self.fields(of: kept)
-            fields[.label] = .string(label)
-            try service.update(identity, with: ItemChanges(attributes: fields, data: secret, searchTags: tags))
-            didWrite()
-            let updated = try service.findOne(identity)
-            guard let item = Self.item(from: updated) else { throw KeychainError(.decode, "The item is unreadable.") }
-            return (item, false)
+            added = try service.add(.genericPassword, attributes: fields, data: secret, searchTags: tags)
+        } catch where error.code == .duplicateItem {
+            // Another item of the collection has this digest: this one is told apart by a suffix.
+            fields[.syncViewHint] = .string(Self.uniqueHint(of: record))
+            added = try service.add(.genericPassword, attributes: fields, data: secret, searchTags: tags)
         }
+        didWrite()
+        guard let item = Self.item(from: added) else { throw KeychainError(.decode, "The new item is unreadable.") }
+        return (item, true)
     }
 
     /// Replaces an item's secret (and its content type).
@@ -199,17 +191,19 @@ struct SecretItemStore: SecretItemStoring {
         try update(id: id, ItemChanges(attributes: [.label: .string(label)]))
     }
 
-    /// Changes an item's attribute map (its `svce`/`acct`/`vwht` follow).
+    /// Changes an item's attribute map (its `svce`/`acct`/`vwht` follow; `vwht` with a suffix when another
+    /// item of the collection has the same attributes).
     func setAttributes(id: String, _ attributes: [String: String]) throws(KeychainError) {
         let (item, _) = try self.item(id: id)
         let record = Self.record(of: item, attributes: attributes, contentType: item.contentType)
-        try update(
-            id: id,
-            ItemChanges(
-                attributes: try Self.fields(of: record),
-                searchTags: Self.tags(of: attributes, collection: item.collection)
-            )
-        )
+        var fields = try Self.fields(of: record)
+        let tags = Self.tags(of: attributes, collection: item.collection)
+        do throws(KeychainError) {
+            try update(id: id, ItemChanges(attributes: fields, searchTags: tags))
+        } catch where error.code == .duplicateItem {
+            fields[.syncViewHint] = .string(Self.uniqueHint(of: record))
+            try update(id: id, ItemChanges(attributes: fields, searchTags: tags))
+        }
     }
 
     /// Deletes an item.
@@ -315,9 +309,11 @@ struct SecretItemStore: SecretItemStoring {
     }
 
     /// The tags a search for `query` in `collection` (every collection when `nil`) asks for: those of its
-    /// attributes and collection, or `ss` alone.
+    /// attributes and collection, or `ss` alone. An `xdg:schema` of libsecret's generic schema asks for no tag:
+    /// it also matches items without `xdg:schema` (`SecretItem.matches`).
     static func queryTags(of query: [String: String], collection: String?) -> [String] {
-        let tags = (collection.map { ["c:" + $0] } ?? []) + query.map(attributeTag).sorted()
+        let indexed = SecretItem.withoutGenericSchema(query)
+        let tags = (collection.map { ["c:" + $0] } ?? []) + indexed.map(attributeTag).sorted()
         return tags.isEmpty ? ["ss"] : tags
     }
 
@@ -362,11 +358,6 @@ struct SecretItemStore: SecretItemStoring {
         collection == ObjectPath.login ? nil : collection
     }
 
-    /// The primary-key part of `fields` (the access group and the rest come from the store).
-    private static func identity(of fields: [AttributeName: AttributeValue]) -> [AttributeName: AttributeValue] {
-        fields.filter { [.service, .account, .syncViewHint].contains($0.key) }
-    }
-
     /// `secret-service:` and the hex SHA-256 of the attribute map's sorted JSON, preceded by the collection's
     /// name and a NUL for a collection other than `login` (so each collection keeps its own item per map).
     static func digest(of attributes: [String: String], collection: String? = nil) -> String {
@@ -375,6 +366,14 @@ struct SecretItemStore: SecretItemStoring {
         var bytes = collection.map { Data($0.utf8) + Data([0]) } ?? Data()
         bytes += (try? encoder.encode(attributes)) ?? Data()
         return "secret-service:" + SHA256.hash(data: bytes).lowercaseHex
+    }
+
+    /// The `vwht` of an item whose digest another item of its collection has: the digest, `:` and 16 random
+    /// bytes in hex, so that the keychain's primary key keeps both.
+    static func uniqueHint(of record: Record) -> String {
+        var random = SystemRandomNumberGenerator()
+        let suffix = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }.lowercaseHex
+        return digest(of: record.attributes, collection: record.collection) + ":" + suffix
     }
 
     private static func encode(_ record: Record) throws(KeychainError) -> Data {
@@ -441,5 +440,19 @@ struct SecretItemStore: SecretItemStoring {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         default: nil
         }
+    }
+}
+
+extension SecretItemStore {
+    /// The refusal of a `CreateItem` with `replace` over an item that another application owns, naming the
+    /// two ways to allow it.
+    static func foreignItemRefusal(existingOwner: String?, creator: String?) -> KeychainError {
+        let other = existingOwner ?? "another application"
+        var text = "\(other) stored an item with these attributes, so this program may not replace it: call Unlock on "
+            + "that item (the agent asks the user)"
+        if let creator, let existingOwner {
+            text += " or run `latchkey access grant \(creator) \(SecretItemStore.accessGroup):\(existingOwner)`"
+        }
+        return KeychainError(.interactionNotAllowed, text + ".")
     }
 }

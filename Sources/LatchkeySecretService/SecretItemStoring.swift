@@ -9,8 +9,8 @@ protocol SecretItemStoring {
     func search(_ query: [String: String], in collection: String?) throws(KeychainError) -> [SecretItem]
     /// The item with id `id`, and its secret when `withSecret`.
     func item(id: String, withSecret: Bool) throws(KeychainError) -> (SecretItem, SecretData?)
-    /// Creates an item in `collection` owned by `owner`, or replaces the one with the same attribute map there
-    /// when `mayReplace` allows it (it keeps its owner).
+    /// Creates an item in `collection` owned by `owner`; with `replace`, replaces instead one with the same
+    /// attribute map there (`SecretItem.hasSameAttributes`) that `mayReplace` allows (it keeps its owner).
     ///
     /// - Returns: The item and whether it is new.
     func create(
@@ -21,6 +21,7 @@ protocol SecretItemStoring {
         contentType: String,
         owner: String?,
         collection: String,
+        replace: Bool,
         mayReplace: (SecretItem) -> Bool
     ) throws(KeychainError) -> (SecretItem, Bool)
     /// Replaces an item's secret and its content type.

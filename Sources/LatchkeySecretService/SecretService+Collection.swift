@@ -21,7 +21,7 @@ extension SecretService {
             return [.objectPaths(found.map { ObjectPath.itemPath(name, $0.id) })]
         case "CreateItem":
             guard arguments.count == 3, let properties = arguments[0].keyedValues,
-                arguments[2].booleanValue != nil, case .structure(let fields) = arguments[1], fields.count == 4,
+                let replace = arguments[2].booleanValue, case .structure(let fields) = arguments[1], fields.count == 4,
                 let sessionPath = fields[0].stringValue
             else { throw .invalidArguments("CreateItem takes (a{sv}, (oayays), b).") }
             let session = try session(at: sessionPath, caller: call.sender)
@@ -39,7 +39,9 @@ extension SecretService {
                     contentType: contentType,
                     owner: owner,
                     collection: name,
-                    // One item per attribute map and collection: `replace` or not, the caller's own item is replaced.
+                    // `replace` replaces an item with the same attributes that the caller may use; without it,
+                    // a second item with the same attributes is made.
+                    replace: replace,
                     mayReplace: { mayUse($0, caller: call.sender) }
                 )
             }

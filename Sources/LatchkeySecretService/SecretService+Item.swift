@@ -58,7 +58,8 @@ extension SecretService {
 
     /// The item's properties as `caller` sees them (`Locked` is true for another application's item).
     ///
-    /// While the keychain is locked its items' attributes cannot be read: an item then shows `Locked` only.
+    /// While the keychain is locked its items' attributes cannot be read: an item then shows what
+    /// `lockedItemProperties` can say.
     func itemProperties(
         id: String,
         in collection: String,
@@ -68,7 +69,7 @@ extension SecretService {
     {
         if isLocked(collection: collection) {
             guard SecretItemStore.reference(from: id) != nil else { throw .noSuchObject() }
-            return ["Locked": .boolean(true)]
+            return lockedItemProperties(id: id, caller: caller)
         }
         let (item, _) = try item(id, in: collection)
         return [

@@ -43,6 +43,27 @@ extension SecretService {
         }
     }
 
+    /// The properties of item `id` while the keychain is locked, as `caller` sees them: every property the
+    /// specification lists, with valid values, so that clients (libsecret asserts on a missing `Label`) never
+    /// see a hole. `Locked` is true; `Label` and `Type` are empty; `Attributes` are the attributes of the
+    /// searches that found the item through the index on this connection (the index matched their tags; an
+    /// `xdg:schema` of the generic schema is left out, as the index did not check it), else empty; `Created`
+    /// and `Modified` are 0.
+    func lockedItemProperties(id: String, caller: String) -> [String: BusValue] {
+        var attributes: [String: String] = [:]
+        for query in callers[caller]?.unverified[id] ?? [] {
+            attributes.merge(SecretItem.withoutGenericSchema(query)) { first, _ in first }
+        }
+        return [
+            "Locked": .boolean(true),
+            "Attributes": .stringDictionary(attributes),
+            "Label": .string(""),
+            "Type": .string(""),
+            "Created": .uint64(0),
+            "Modified": .uint64(0),
+        ]
+    }
+
     /// The properties of `object` under `interface` ("" for all of its interfaces); with `only`, at least
     /// that one (others may be left out).
     private func properties(

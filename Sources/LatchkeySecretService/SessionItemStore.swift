@@ -14,8 +14,7 @@ final class SessionItemStore: SecretItemStoring {
     }
 
     func search(_ query: [String: String], in collection: String?) throws(KeychainError) -> [SecretItem] {
-        items.values.map(\.item).filter { item in query.allSatisfy { item.attributes[$0.key] == $0.value } }
-            .sorted { $0.id < $1.id }
+        items.values.map(\.item).filter { $0.matches(query) }.sorted { $0.id < $1.id }
     }
 
     func item(id: String, withSecret: Bool) throws(KeychainError) -> (SecretItem, SecretData?) {
@@ -31,18 +30,18 @@ final class SessionItemStore: SecretItemStoring {
         contentType: String,
         owner: String?,
         collection: String,
+        replace: Bool,
         mayReplace: (SecretItem) -> Bool
     ) throws(KeychainError) -> (SecretItem, Bool) {
         let date = now()
-        if let existing = items.values.first(where: { $0.item.attributes == attributes })?.item {
-            guard mayReplace(existing) else {
-                throw KeychainError(
-                    .interactionNotAllowed,
-                    "Another application's item has these attributes: unlock it first."
-                )
+        let same = replace ? try search(attributes, in: nil).filter { $0.hasSameAttributes(as: attributes) } : []
+        if !same.isEmpty {
+            guard let existing = same.first(where: mayReplace) else {
+                throw SecretItemStore.foreignItemRefusal(existingOwner: same.first?.owner, creator: owner)
             }
             var replaced = existing
             replaced.label = label
+            replaced.attributes = attributes
             replaced.type = type
             replaced.contentType = contentType
             replaced.modified = date

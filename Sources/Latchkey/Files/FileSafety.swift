@@ -23,6 +23,10 @@ enum FileSafety {
         guard stat(path, &info) == 0 else {
             throw KeychainError(.io, "Cannot inspect \(path): \(String(cString: strerror(errno))).")
         }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let what = info.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+            throw KeychainError(.param, "\(path) is \(what), not a keychain file; name the keychain file itself.")
+        }
         guard info.st_uid == geteuid() else {
             throw KeychainError(
                 .notAvailable,

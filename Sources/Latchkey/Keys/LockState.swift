@@ -6,4 +6,14 @@ public enum LockState: String, Sendable, Hashable, Codable {
     case unlocked
     /// Locked again after a first unlock: `afterFirstUnlock` and `always` classes stay readable.
     case locked
+
+    /// The state in a user's words ("never unlocked", "unlocked", "locked"), for messages and human output;
+    /// the raw value is the machine name (JSON, the wire).
+    public var words: String {
+        switch self {
+        case .neverUnlocked: "never unlocked"
+        case .unlocked: "unlocked"
+        case .locked: "locked"
+        }
+    }
 }

@@ -214,12 +214,15 @@ extension KeychainStore {
         case .unlocked where state != .unlocked:
             throw KeychainError(
                 .interactionNotAllowed,
-                "User interaction is not allowed: items accessible '\(keyClass)' need the keychain unlocked (it is \(state.rawValue))."
+                "The keychain is \(state.words), and items accessible '\(keyClass)' need it unlocked: run `latchkey unlock` "
+                    + "when an agent serves it, else give its passphrase or key file (LATCHKEY_PASSPHRASE_FILE, "
+                    + "LATCHKEY_KEY_FILE, or the prompt on a terminal)."
             )
         case .firstUnlock where state == .neverUnlocked:
             throw KeychainError(
                 .interactionNotAllowed,
-                "User interaction is not allowed: items accessible '\(keyClass)' need one unlock in this process first."
+                "The keychain was never unlocked, and items accessible '\(keyClass)' need one unlock first: run "
+                    + "`latchkey unlock` when an agent serves it, else give its passphrase or key file."
             )
         default:
             // The lock state allows the class, yet its key did not unwrap: the file was made on another machine.

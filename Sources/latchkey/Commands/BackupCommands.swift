@@ -93,8 +93,11 @@ struct Export: ParsableCommand {
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Restore items from an encrypted archive made by export.",
+        abstract: "Restore an archive made by export, or import certificates, keys and PKCS#12 files.",
         discussion: """
+            A file that starts with the archive magic (LKARCHV1) is restored as an archive; any other is read \
+            as certificates and private keys, like `security import`: PEM (several blocks), DER, or PKCS#12 \
+            (.p12, .pfx; passphrase from -P, else LATCHKEY_IMPORT_PASSPHRASE, else a no-echo prompt). \
             Items are merged: an item whose primary key (service and account; server, protocol, port, path \
             and account; ...) already exists is reported as a duplicate and left alone, unless --replace is \
             given. Creation and modification dates and search tags are kept. The items are written in one \
@@ -104,9 +107,10 @@ struct Import: ParsableCommand {
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Argument(help: "The archive file.") var archive: String
+    @Argument(help: "The archive, certificate, key or PKCS#12 file.") var archive: String
     @Flag(name: .customLong("replace"), help: "Overwrite existing items with the archive's.") var replace = false
     @OptionGroup var archivePassphrase: ArchivePassphraseOptions
+    @OptionGroup var certificateOptions: CertificateImportOptions
     @OptionGroup var format: OutputOptions
 
     func run() throws {
@@ -115,6 +119,10 @@ struct Import: ParsableCommand {
                 throw KeychainError(.param, "Cannot read \(archive).")
             }
             try keychain.refuseIfMissing(.createDefault)
+            guard file.starts(with: Array("LKARCHV1".utf8)) else {
+                try importCertificates(file)
+                return
+            }
             let contents = try KeychainArchive.open(file, passphrase: try archivePassphrase.passphrase(confirm: false))
             let service = try keychain.service(ifMissing: .createDefault)
             let restores = contents.items.map { item in

@@ -146,7 +146,7 @@ struct ShowKeychainInfo: ParsableCommand {
                 try JSONValue.object(object).print()
                 return
             }
-            var out = "Keychain \"\(store.path)\" \(lockState.rawValue)\n"
+            var out = "Keychain \"\(store.path)\" \(lockState.words)\n"
             if let agent {
                 out += "    agent: \(agent.socketPath) (pid \(agent.welcome.agentProcess)), shared lock state\n"
             }

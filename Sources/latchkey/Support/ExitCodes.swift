@@ -30,21 +30,34 @@ func runReportingErrors(_ body: () throws -> Void) throws {
 
 /// Writes `error` on standard error in the format of `runReportingErrors`.
 ///
-/// The commands `security` also has print its OSStatus text first, as `security` does, then Latchkey's own
-/// explanation. Latchkey's own commands (`ownCommands`) have no `security` output to match, and the OSStatus
-/// text speaks of keychain items ("The specified item could not be found in the keychain.") where they deal in
-/// grants, agents and sockets: they print their own explanation first, with the OSStatus code after it.
+/// Where Apple's text for the code describes what happened in a `security` command's words (an item not
+/// found, a duplicate item added, a wrong passphrase, no terminal to ask on, a bad parameter:
+/// `appleTextFits`), it comes first, as `security` prints it, then Latchkey's own explanation. Everywhere else
+/// Apple's text would name the wrong cause ("You may need to restart your computer." for a missing agent,
+/// "The specified item already exists in the keychain." for an export file that exists), so Latchkey's own
+/// explanation comes first, with the OSStatus code after it for scripts. Latchkey's own commands
+/// (`ownCommands`) have no `security` output to match and always print their own explanation first.
 func reportError(_ error: KeychainError) {
     let command = CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") } ?? "latchkey"
     let status = "(OSStatus \(error.code.rawValue))"
     var text: String
-    if error.message != error.code.statusMessage && ownCommands.contains(command) {
+    let ownFirst = ownCommands.contains(command) || !appleTextFits(error.code, command: command)
+    if error.message != error.code.statusMessage && ownFirst {
         text = "latchkey: \(command): \(error.message) \(status)\n"
     } else {
         text = "latchkey: \(command): \(error.code.statusMessage) \(status)\n"
         if error.message != error.code.statusMessage { text += "latchkey: \(error.message)\n" }
     }
     FileHandle.standardError.write(Data(text.utf8))
+}
+
+/// Whether Apple's text for `code` names the cause of a failure of `command` (see `reportError`).
+func appleTextFits(_ code: KeychainError.Code, command: String) -> Bool {
+    switch code {
+    case .itemNotFound, .authFailed, .interactionNotAllowed, .param, .userCanceled: true
+    case .duplicateItem: command.hasPrefix("add-") || command == "import"
+    default: false
+    }
 }
 
 /// The commands `security` has no counterpart of, whose errors are printed in their own words first.
