@@ -22,6 +22,7 @@ struct LatchkeyCommand: ParsableCommand {
             item not found, 1 any other keychain error, 64 usage error (an argument that is not valid UTF-8 \
             included), 65 damaged items left out by --skip-damaged. See docs/cli.md.
             """,
+        version: LatchkeyVersion.line,
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
             LockKeychain.self, UnlockKeychain.self, SetKeychainPassword.self, ShowKeychainInfo.self,
@@ -29,7 +30,8 @@ struct LatchkeyCommand: ParsableCommand {
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, FindCertificate.self, FindKey.self,
-            Export.self, Import.self,
+            AddCertificates.self, DeleteCertificate.self, FindIdentity.self,
+            Export.self, Import.self, ErrorCommand.self,
             GitCredential.self,
             AgentCommand.self, UnlockAgent.self, LockAgent.self, AccessCommand.self,
             Debug.self,
@@ -52,7 +54,7 @@ struct LatchkeyCommand: ParsableCommand {
             warn("unknown command '\(unknown)'. See 'latchkey --help' for the list of commands.")
             Glibc.exit(ExitStatus.usage)
         }
-        main(rewritingPromptFlags(arguments))
+        main(TrailingKeychain.rewrite(rewritingPromptFlags(arguments)))
     }
 
     /// The command words of `arguments` that name no command, as typed (`nosuch`, `access nosuch`), or `nil`.

@@ -18,6 +18,9 @@ package enum ImportableItems {
         package var keys: [NewItem] = []
         /// How many certificate and key pairs form identities.
         package var identities = 0
+
+        /// Nothing yet.
+        package init() {}
     }
 
     /// A certificate's summary, for listing: SHA-1 of its DER and its subject summary (the last common name).
@@ -28,6 +31,9 @@ package enum ImportableItems {
         package let name: String?
         /// SHA-1 of the subject public key bits (`kSecAttrPublicKeyHash`, a private key's application label).
         package let publicKeyHash: Data
+        /// Whether the certificate is within its validity period now; `false` also when swift-certificates could
+        /// not read its dates (an algorithm it does not use). Trust (chain, revocation) is not evaluated.
+        package let isWithinValidityPeriod: Bool
     }
 
     /// The certificate item for `der`, labelled with its subject summary (or `label`).
@@ -89,7 +95,10 @@ package enum ImportableItems {
         return CertificateSummary(
             sha1: digest,
             name: certificate.subjectSummary,
-            publicKeyHash: certificate.publicKeyHash
+            publicKeyHash: certificate.publicKeyHash,
+            isWithinValidityPeriod: certificate.certificate.map {
+                $0.notValidBefore <= Date() && Date() <= $0.notValidAfter
+            } ?? false
         )
     }
 

@@ -121,6 +121,11 @@ enum FastPath {
             case "--password-stdin" where isAdd:
                 parsed.passwordStdin = true
                 index += 1
+            case _ where index == arguments.count - 1 && !option.hasPrefix("-") && parsed.keychain == nil:
+                // `security`'s keychain as the last argument (`find-generic-password -s svc login.keychain-db`).
+                guard !option.isEmpty else { return nil }
+                parsed.keychain = option
+                index += 1
             default:
                 return nil
             }
