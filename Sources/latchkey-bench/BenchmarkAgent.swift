@@ -70,10 +70,10 @@ final class BenchmarkAgent {
         )
         self.environment = environment
         socketPath = runtime + "/latchkey/agent.sock"
-        // The load clients' writes go to their own group, `latchkey`: granted here too so that this process
-        // can read every one of them back.
+        // The load clients' writes go to their own group, the `latchkey` executable's path (its identity):
+        // granted here too so that this process can read every one of them back.
         for (grantee, group) in [
-            (bench.path, FilledKeychain.accessGroup), (bench.path, "latchkey"),
+            (bench.path, FilledKeychain.accessGroup), (bench.path, AgentLocation.canonical(executable)),
             (executable, FilledKeychain.accessGroup),
         ] {
             try Self.run(

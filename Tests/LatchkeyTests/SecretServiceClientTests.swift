@@ -53,6 +53,17 @@ struct SecretServiceClientTests {
         #expect(looked.stdout == "kept", "\(looked.stderr)")
     }
 
+    @Test func createItemWithoutReplaceAddsASecondItemWithTheSameAttributes() throws {
+        let harness = try SecretServiceHarness()
+        let python = try harness.python()
+        let result = try harness.run(python, ["-c", Self.sameAttributesScript])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout == "ok login\nok session\n", "\(result.stderr)")
+        // Both of login's items with these attributes are there for secret-tool too.
+        let searched = try harness.secretTool(["search", "--all", "application", "twins"])
+        #expect(searched.stdout.components(separatedBy: "secret = ").count == 4, "\(searched.stdout)")
+    }
+
     @Test func lockedSearchAllGivesLibsecretValidProperties() throws {
         let harness = try SecretServiceHarness()
         for user in ["u1", "u2"] {
@@ -100,6 +111,38 @@ struct SecretServiceClientTests {
         #expect(Self.unittestOutcomes(result.stderr) == Self.secretStorageSuite, "\(result.stderr)")
         #expect(result.status == 0, "\(result.stderr)")
     }
+
+    /// In `login` and in `session`: two `CreateItem` with the same attributes and `replace` false make two
+    /// items; one with `replace` and the same attributes but for libsecret's generic `xdg:schema` replaces one
+    /// of them; an item's attributes set to another's keeps both; a search with the generic schema finds the
+    /// items without `xdg:schema`, another schema none of them. Prints "ok <collection>" for each.
+    static let sameAttributesScript = """
+        import secretstorage
+        from secretstorage import Collection
+        connection = secretstorage.dbus_init()
+        GENERIC = {'xdg:schema': 'org.freedesktop.Secret.Generic'}
+        for name in ['login', 'session']:
+            collection = Collection(connection, '/org/freedesktop/secrets/collection/' + name)
+            attributes = {'application': 'twins', 'service': 'twins.example'}
+            first = collection.create_item('first', attributes, b'one', replace=False)
+            second = collection.create_item('second', attributes, b'two', replace=False)
+            assert first != second
+            secrets = sorted(item.get_secret() for item in collection.search_items(attributes))
+            assert secrets == [b'one', b'two'], secrets
+            third = collection.create_item('third', dict(attributes, **GENERIC), b'three', replace=True)
+            assert third in (first, second)
+            assert third.get_attributes() == dict(attributes, **GENERIC), third.get_attributes()
+            kept = b'two' if third == first else b'one'
+            secrets = sorted(item.get_secret() for item in collection.search_items(attributes))
+            assert secrets == sorted([b'three', kept]), secrets
+            other = collection.create_item('other', {'application': 'twins', 'service': 'other'}, b'four')
+            other.set_attributes(attributes)
+            assert len(list(collection.search_items(attributes))) == 3
+            assert len(list(collection.search_items(dict(attributes, **GENERIC)))) == 3
+            assert list(collection.search_items({'service': 'twins.example', 'xdg:schema': 'org.example.Other'})) == []
+            assert other.get_secret() == b'four' and first.get_secret() in (b'one', b'three')
+            print('ok', name)
+        """
 
     // MARK: Peers
 
