@@ -53,7 +53,11 @@ public enum ScriptIdentity {
     /// The script named by the `arguments` of an interpreter of `family` (its whole argument vector,
     /// `argv[0]` first), resolved against `workingDirectory`; `nil` when there is none or it is not a regular
     /// file.
-    public static func script(arguments: [String], family: SystemInterpreter.Family, workingDirectory: String)
+    public static func script(
+        arguments: [String],
+        family: SystemInterpreter.Family,
+        workingDirectory: String
+    )
         -> String?
     {
         guard arguments.count > 1, let argument = scriptArgument(Array(arguments.dropFirst()), family: family)

@@ -162,7 +162,7 @@ struct SecretItemStore: SecretItemStoring {
         let added: FoundItem
         do throws(KeychainError) {
             added = try service.add(.genericPassword, attributes: fields, data: secret, searchTags: tags)
-        } catch where error.code == .duplicateItem {
+        } catch  where error.code == .duplicateItem {
             // Another item of the collection has this digest: this one is told apart by a suffix.
             fields[.syncViewHint] = .string(Self.uniqueHint(of: record))
             added = try service.add(.genericPassword, attributes: fields, data: secret, searchTags: tags)
@@ -200,7 +200,7 @@ struct SecretItemStore: SecretItemStoring {
         let tags = Self.tags(of: attributes, collection: item.collection)
         do throws(KeychainError) {
             try update(id: id, ItemChanges(attributes: fields, searchTags: tags))
-        } catch where error.code == .duplicateItem {
+        } catch  where error.code == .duplicateItem {
             fields[.syncViewHint] = .string(Self.uniqueHint(of: record))
             try update(id: id, ItemChanges(attributes: fields, searchTags: tags))
         }
@@ -448,7 +448,8 @@ extension SecretItemStore {
     /// two ways to allow it.
     static func foreignItemRefusal(existingOwner: String?, creator: String?) -> KeychainError {
         let other = existingOwner ?? "another application"
-        var text = "\(other) stored an item with these attributes, so this program may not replace it: call Unlock on "
+        var text =
+            "\(other) stored an item with these attributes, so this program may not replace it: call Unlock on "
             + "that item (the agent asks the user)"
         if let creator, let existingOwner {
             text += " or run `latchkey access grant \(creator) \(SecretItemStore.accessGroup):\(existingOwner)`"

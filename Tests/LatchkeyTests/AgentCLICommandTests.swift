@@ -21,7 +21,10 @@ struct AgentCLICommandTests {
         let probe = try AgentClient.connect(socketPath: harness.socketPath)
         let granted = try harness.latchkey(["access", "grant", probe.welcome.executable, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
-        let client = try AgentClient.connect(socketPath: harness.socketPath, accessGroups: [BuiltExecutable.latchkeyGroup])
+        let client = try AgentClient.connect(
+            socketPath: harness.socketPath,
+            accessGroups: [BuiltExecutable.latchkeyGroup]
+        )
         let group: [AttributeName: AttributeValue] = [.accessGroup: .string(BuiltExecutable.latchkeyGroup)]
         let items: [(ItemClass, [AttributeName: AttributeValue], SecretData)] = [
             (

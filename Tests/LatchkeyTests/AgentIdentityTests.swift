@@ -44,7 +44,10 @@ struct AgentIdentityTests {
         let own = try agent.run(copy, ["add-generic-password", "-s", "svc", "-a", "b", "-w", "copy-secret"])
         #expect(own.status == 0, "\(own.stderr)")
         let attributes = try agent.run(copy, ["find-generic-password", "-s", "svc", "-a", "b"])
-        #expect(attributes.stdout.contains("\"agrp\"=<blob>=\"\(copy)\""), "its group is its path: \(attributes.stdout)")
+        #expect(
+            attributes.stdout.contains("\"agrp\"=<blob>=\"\(copy)\""),
+            "its group is its path: \(attributes.stdout)"
+        )
 
         // A Python script saved as `latchkey`: the system interpreter runs it, its path is the identity.
         let scripted = try Self.directory("script", in: agent) + "/latchkey"
@@ -150,7 +153,10 @@ struct AgentIdentityTests {
         // by name, it would be an interpreter running "the script" `deploy`.
         let fake = try Self.directory("fake", in: agent)
         try Self.copy(BuiltExecutable.latchkey, to: fake + "/python3")
-        try FileManager.default.createSymbolicLink(atPath: fake + "/find-generic-password", withDestinationPath: granted)
+        try FileManager.default.createSymbolicLink(
+            atPath: fake + "/find-generic-password",
+            withDestinationPath: granted
+        )
         #expect(SystemInterpreter.family(of: fake + "/python3") == nil)
         let attempt = try agent.run(
             shell,
@@ -171,7 +177,9 @@ struct AgentIdentityTests {
         try #require(FileManager.default.fileExists(atPath: loader), "the x86-64 dynamic loader")
         let agent = try AgentHarness()
         try agent.unlock()
-        #expect(try agent.latchkey(["add-generic-password", "-s", "svc", "-a", "a", "-w", "loader-secret"]).status == 0)
+        #expect(
+            try agent.latchkey(["add-generic-password", "-s", "svc", "-a", "a", "-w", "loader-secret"]).status == 0
+        )
         let loaded = try agent.run(loader, [BuiltExecutable.latchkey, "find-generic-password", "-s", "svc", "-w"])
         #expect(!loaded.stdout.contains("loader-secret"))
         #expect(loaded.status != 0)
@@ -193,7 +201,10 @@ struct AgentIdentityTests {
         // The real latchkey connects first and adopts the group; the adoption is in the policy.
         let found = try agent.latchkey(["find-generic-password", "-s", "svc", "-a", "old", "-w"])
         #expect(found.stdout == "legacy-secret\n", "\(found.stderr)")
-        let policy = try String(contentsOfFile: agent.keychain.directory + "/config/latchkey/access.json", encoding: .utf8)
+        let policy = try String(
+            contentsOfFile: agent.keychain.directory + "/config/latchkey/access.json",
+            encoding: .utf8
+        )
         #expect(policy.contains("\"latchkey\" : \"\(AgentLocation.canonical(BuiltExecutable.latchkey))\""), "\(policy)")
         let listed = try agent.latchkey(["access", "list"])
         #expect(listed.stdout == "\(AgentLocation.canonical(BuiltExecutable.latchkey)): latchkey [adopted]\n")

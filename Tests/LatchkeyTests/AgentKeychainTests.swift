@@ -29,7 +29,9 @@ struct AgentKeychainTests {
         // The other way: the CLI writes (group `latchkey`), a Keychain on a new client granted that group reads.
         let written = try harness.latchkey(["add-generic-password", "-s", "typed", "-a", "bob", "-w", "bob-secret"])
         #expect(written.status == 0, "\(written.stderr)")
-        let grantedBack = try harness.latchkey(["access", "grant", client.welcome.executable, BuiltExecutable.latchkeyGroup])
+        let grantedBack = try harness.latchkey([
+            "access", "grant", client.welcome.executable, BuiltExecutable.latchkeyGroup,
+        ])
         #expect(grantedBack.status == 0, "\(grantedBack.stderr)")
         let keychain = Keychain(service: "typed").keychainService(
             try AgentClient.connect(socketPath: harness.socketPath)

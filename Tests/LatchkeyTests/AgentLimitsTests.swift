@@ -58,7 +58,9 @@ struct AgentLimitsTests {
         let compiler = try Peer.require("gcc", package: "gcc")
         let agent = try AgentHarness()
         try agent.unlock()
-        #expect(try agent.latchkey(["add-generic-password", "-s", "svc", "-a", "a", "-w", "preload-secret"]).status == 0)
+        #expect(
+            try agent.latchkey(["add-generic-password", "-s", "svc", "-a", "a", "-w", "preload-secret"]).status == 0
+        )
         let source = agent.keychain.directory + "/inject.c"
         let library = agent.keychain.directory + "/inject.so"
         let mark = agent.keychain.directory + "/injected"

@@ -52,7 +52,9 @@ struct AgentObservationTests {
         let (harness, _) = try Self.agentAndClient()
         let context = try KeychainContext.makeDefault(environment: harness.environment)
         let client = try #require(context.service as? AgentClient)
-        let granted = try harness.latchkey(["access", "grant", client.welcome.executable, BuiltExecutable.latchkeyGroup])
+        let granted = try harness.latchkey([
+            "access", "grant", client.welcome.executable, BuiltExecutable.latchkeyGroup,
+        ])
         #expect(granted.status == 0, "\(granted.stderr)")
         let changes = KeychainContext.with(context) { Keychain(service: "shared").changes(forKey: "token") }
         var iterator = changes.makeAsyncIterator()
@@ -96,8 +98,10 @@ struct AgentObservationTests {
 
     @Test(.timeLimit(.minutes(1))) func changesMadeWhileLockedAreReportedAfterTheUnlock() async throws {
         let (harness, client) = try Self.agentAndClient()
-        let keychain = Keychain(service: "later", accessGroup: BuiltExecutable.latchkeyGroup).accessibility(.whenUnlocked)
-            .keychainService(client)
+        let keychain = Keychain(service: "later", accessGroup: BuiltExecutable.latchkeyGroup).accessibility(
+            .whenUnlocked
+        )
+        .keychainService(client)
         try await keychain.set("v1", forKey: "k")
         var changes = await keychain.changes().makeAsyncIterator()
         #expect(try harness.latchkey(["lock"]).status == 0)

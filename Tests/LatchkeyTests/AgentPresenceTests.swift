@@ -141,7 +141,10 @@ struct AgentPresenceTests {
         let probe = try AgentClient.connect(socketPath: agent.socketPath)
         let granted = try agent.latchkey(["access", "grant", probe.welcome.executable, BuiltExecutable.latchkeyGroup])
         #expect(granted.status == 0, "\(granted.stderr)")
-        let writer = try AgentClient.connect(socketPath: agent.socketPath, accessGroups: [BuiltExecutable.latchkeyGroup])
+        let writer = try AgentClient.connect(
+            socketPath: agent.socketPath,
+            accessGroups: [BuiltExecutable.latchkeyGroup]
+        )
         let control = AccessControlRecord(protection: "ak", flags: AccessControlRecord.userPresence)
         try writer.add(
             .genericPassword,

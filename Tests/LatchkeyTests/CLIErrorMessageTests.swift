@@ -18,7 +18,10 @@ struct CLIErrorMessageTests {
     @Test func exportOntoAnExistingFileSaysSoFirst() throws {
         let keychain = TemporaryKeychain()
         let environment = CLIRunner.environment(keychain)
-        #expect(try CLIRunner.latchkey(["add-generic-password", "-s", "s", "-a", "a", "-w", "p"], environment: environment).status == 0)
+        #expect(
+            try CLIRunner.latchkey(["add-generic-password", "-s", "s", "-a", "a", "-w", "p"], environment: environment)
+                .status == 0
+        )
         let archive = keychain.directory + "/out.archive"
         FileManager.default.createFile(atPath: archive, contents: Data("keep".utf8))
         let exported = try CLIRunner.latchkey(
@@ -51,7 +54,10 @@ struct CLIErrorMessageTests {
         let environment = CLIRunner.environment(keychain)
         let directory = keychain.directory + "/kc.keychain-db"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let found = try CLIRunner.latchkey(["find-generic-password", "-k", directory, "-s", "s"], environment: environment)
+        let found = try CLIRunner.latchkey(
+            ["find-generic-password", "-k", directory, "-s", "s"],
+            environment: environment
+        )
         #expect(found.status != 0)
         #expect(found.stderr.contains("is a directory, not a keychain file"), "\(found.stderr)")
         #expect(!found.stderr.contains("chmod"), "a directory is not a permissions problem: \(found.stderr)")

@@ -300,7 +300,10 @@ struct SearchTagBackupTests {
         for (account, tags) in [("alice", Self.tags), ("bob", ["ss", "a:3:user=bob"])] {
             try client.add(
                 .genericPassword,
-                attributes: [.service: .string("svc"), .account: .string(account), .accessGroup: .string(BuiltExecutable.latchkeyGroup)],
+                attributes: [
+                    .service: .string("svc"), .account: .string(account),
+                    .accessGroup: .string(BuiltExecutable.latchkeyGroup),
+                ],
                 data: SecretData(string: account + " secret"),
                 searchTags: tags
             )

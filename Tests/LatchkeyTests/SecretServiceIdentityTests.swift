@@ -38,7 +38,10 @@ struct SecretServiceIdentityTests {
         #expect(questions.first?.contains(directory + "/sh") == true, "\(questions)")
 
         // The owner itself still reads without a question.
-        #expect(try harness.secretTool(["lookup", "service", "identity.example", "username", "alice"]).stdout == "owner-secret")
+        #expect(
+            try harness.secretTool(["lookup", "service", "identity.example", "username", "alice"]).stdout
+                == "owner-secret"
+        )
         #expect(harness.pinentry.commands(named: "SETDESC").count == questions.count, "the owner is not asked")
     }
 }
