@@ -28,6 +28,18 @@ struct AgentIdentityTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
     }
 
+    /// Unlocks the agent and makes `apps/deploy`, a copy of `latchkey` granted `com.example.ci` pinned to its
+    /// content; returns the directory and the program.
+    private static func pinnedProgram(in agent: AgentHarness) throws -> (directory: String, program: String) {
+        try agent.unlock()
+        let directory = try Self.directory("apps", in: agent)
+        let granted = directory + "/deploy"
+        try Self.copy(BuiltExecutable.latchkey, to: granted)
+        let pinned = try agent.latchkey(["access", "grant", "--pin-content", granted, "com.example.ci"])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+        return (directory, granted)
+    }
+
     @Test func aCopyOrAScriptWithTheSameFileNameIsAnotherApplication() throws {
         let python = try Peer.require("/usr/bin/python3", package: "python3")
         let agent = try AgentHarness()
@@ -54,17 +66,10 @@ struct AgentIdentityTests {
         let client = """
             #!\(python)
             import json, os, socket, struct
+            \(PythonAgentHello.function)
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(os.environ["XDG_RUNTIME_DIR"] + "/latchkey/agent.sock")
-            hello = json.dumps({"version": \(AgentHandshake.version), "accessGroups": None}).encode()
-            s.sendall(struct.pack(">I", len(hello)) + hello)
-            data = b""
-            while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            print(data[4:].decode())
+            print(hello(s))
 
             """
         try Data(client.utf8).write(to: URL(fileURLWithPath: scripted))
@@ -81,12 +86,7 @@ struct AgentIdentityTests {
     @Test func aPinnedGrantIsNotGivenToAProcessWhoseExecutableWasSwappedAfterItStarted() throws {
         let shell = try Peer.require("sh", package: "dash")
         let agent = try AgentHarness()
-        try agent.unlock()
-        let directory = try Self.directory("apps", in: agent)
-        let granted = directory + "/deploy"
-        try Self.copy(BuiltExecutable.latchkey, to: granted)
-        let pinned = try agent.latchkey(["access", "grant", "--pin-content", granted, "com.example.ci"])
-        #expect(pinned.status == 0, "\(pinned.stderr)")
+        let (directory, granted) = try Self.pinnedProgram(in: agent)
         let credential = "protocol=https\nhost=git.example.com\nusername=ci\npassword=pinned-secret\n\n"
         let stored = try agent.run(
             granted,
@@ -137,11 +137,7 @@ struct AgentIdentityTests {
     @Test func aProgramNamedLikeAnInterpreterIsNotOne() throws {
         let shell = try Peer.require("sh", package: "dash")
         let agent = try AgentHarness()
-        try agent.unlock()
-        let directory = try Self.directory("apps", in: agent)
-        let granted = directory + "/deploy"
-        try Self.copy(BuiltExecutable.latchkey, to: granted)
-        #expect(try agent.latchkey(["access", "grant", "--pin-content", granted, "com.example.ci"]).status == 0)
+        let (_, granted) = try Self.pinnedProgram(in: agent)
         let stored = try agent.run(
             granted,
             ["add-generic-password", "-s", "ci", "-a", "deploy", "-w", "ci-secret"],

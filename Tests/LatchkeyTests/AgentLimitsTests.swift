@@ -17,6 +17,7 @@ struct AgentLimitsTests {
         let granted = AgentLocation.canonical(BuiltExecutable.latchkey)
         let script = """
             import json, os, socket, struct, sys
+            \(PythonAgentHello.function)
             granted, path = sys.argv[1], sys.argv[2]
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(path)
@@ -26,15 +27,7 @@ struct AgentLimitsTests {
                 parent = os.getppid()
                 while os.path.realpath("/proc/%d/exe" % parent) != granted:
                     pass
-                hello = json.dumps({"version": \(AgentHandshake.version), "accessGroups": None}).encode()
-                s.sendall(struct.pack(">I", len(hello)) + hello)
-                data = b""
-                while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
-                    chunk = s.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                sys.stdout.write(data[4:].decode() + "\\n")
+                sys.stdout.write(hello(s) + "\\n")
                 sys.stdout.flush()
                 os._exit(0)
             s.close()

@@ -29,7 +29,9 @@ struct DumpKeychain: ParsableCommand {
         commandName: "dump-keychain",
         abstract: "Show every item's attributes (and secrets with -d).",
         discussion: """
-            Secrets are shown only with -d (--secrets). --json prints an array of item objects. An item that \
+            Secrets are shown only with -d (--secrets), or with -r as raw bytes in hex (Latchkey never prints an \
+            item's ciphertext, so -r is -d without the text form). -a adds an access: block per item: its access \
+            group, accessibility and access-control constraints. --json prints an array of item objects. An item that \
             fails authentication (damaged or tampered) makes the command fail, naming it, before anything is \
             printed; with --skip-damaged the others are shown, each one left out is named on stderr and the \
             exit status is 65.
@@ -39,6 +41,13 @@ struct DumpKeychain: ParsableCommand {
     @OptionGroup var keychain: KeychainOptions
     @Flag(name: [.customShort("d"), .customLong("secrets")], help: "Also show each item's secret data.")
     var secrets = false
+    @Flag(
+        name: .customShort("r"),
+        help: "Show each item's secret as raw bytes in hex, never as text (implies -d; Latchkey never prints ciphertext)."
+    )
+    var raw = false
+    @Flag(name: .customShort("a"), help: "Show each item's access: group, accessibility and access control.")
+    var access = false
     @OptionGroup var damage: DamagedItemOptions
     @OptionGroup var output: OutputOptions
 
@@ -47,16 +56,35 @@ struct DumpKeychain: ParsableCommand {
             // Through the agent when one serves the keychain: no credential, no key, no database here.
             let service = try keychain.service()
             let path = (service as? KeychainStore)?.path ?? keychain.path
+            let secrets = secrets || raw
             let damaged = try damage.damagedItems(in: service, includingSecrets: secrets, action: "dump")
             var items: [FoundItem] = []
             for itemClass in ItemClass.storable { items += try service.allItems(itemClass, withData: secrets) }
             if output.json {
-                try JSONValue.array(items.map { ItemOutput.json($0, keychain: path, secretKey: "data") }).print()
+                try JSONValue.array(
+                    items.map { item in
+                        var json = ItemOutput.json(item, keychain: path, secretKey: "data")
+                        if case .object(var fields) = json {
+                            if access { fields["access"] = ItemAccess.json(item) }
+                            if raw, let data = item.data {
+                                fields["data"] = .object(["base64": .string(data.data.base64EncodedString())])
+                            }
+                            json = .object(fields)
+                        }
+                        return json
+                    }
+                ).print()
             } else {
                 var out = ""
                 for item in items {
                     out += ItemOutput.human(item, keychain: path)
-                    if secrets { out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n" }
+                    if access { out += ItemAccess.human(item) }
+                    if raw {
+                        out += "data:\n" + (item.data.map { "0x" + $0.data.map { String(format: "%02X", $0) }.joined() } ?? "")
+                            + "\n"
+                    } else if secrets {
+                        out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n"
+                    }
                 }
                 ItemOutput.write(out)
             }

@@ -127,6 +127,7 @@ struct ShowKeychainInfo: ParsableCommand {
                 counts = found
             }
             let hasPassphrase = try store.hasPassphrase()
+            let settings = try KeychainSettings.load(for: path)
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             if output.json {
                 var object: [String: JSONValue] = [
@@ -137,6 +138,10 @@ struct ShowKeychainInfo: ParsableCommand {
                     "items": counts.map { .object($0.mapValues { .integer(Int64($0)) }) } ?? .null,
                 ]
                 object["default"] = .bool(store.path == KeychainConfig.effectiveDefault())
+                object["settings"] = .object([
+                    "idleLock": settings.idleLock.map { .integer(Int64($0)) } ?? .null,
+                    "lockOnSleep": .bool(settings.lockOnSleep),
+                ])
                 if let agent {
                     object["agent"] = .object([
                         "socket": .string(agent.socketPath),
@@ -150,6 +155,7 @@ struct ShowKeychainInfo: ParsableCommand {
             if let agent {
                 out += "    agent: \(agent.socketPath) (pid \(agent.welcome.agentProcess)), shared lock state\n"
             }
+            out += "    settings: \(settings.words)\n"
             out += "    passphrase: \(hasPassphrase ? "yes" : "no")\n"
             out += "    file size: \(size) bytes\n"
             if let counts {
