@@ -55,8 +55,11 @@ public final class AgentPrompter: Sendable {
         case always
         /// Granted for this connection only.
         case once
-        /// Refused (also: no answer in time, a closed window, a failed pinentry).
+        /// Refused by the user: the Deny button (or Escape, or a closed window, which pinentry reports alike).
         case deny
+        /// Refused without an answer: no answer in time, a failed pinentry, or the client went away. Nothing is
+        /// remembered and no follow-up question is asked.
+        case unanswered
     }
 
     /// Makes a prompter for `program`.
@@ -123,18 +126,19 @@ public final class AgentPrompter: Sendable {
                 switch try pinentry.command("CONFIRM") {
                 case .ok: return .always
                 case .error(let code, _) where Assuan.errorCode(code) == Assuan.notConfirmed: return .once
-                default: return .deny
+                case .error(let code, _) where Assuan.errorCode(code) == Assuan.canceled: return .deny
+                default: return .unanswered  // pinentry's own timeout, or an error
                 }
             }
         } catch .clientGone {
             logger.info("group question cancelled: the client went away", metadata: ["pid": "\(process)"])
-            return .deny
+            return .unanswered
         } catch {
             logger.warning(
                 "prompt failed: the group is refused",
                 metadata: ["pid": "\(process)", "reason": "\(error)"]
             )
-            answer = .deny
+            answer = .unanswered
         }
         logger.info("group question answered", metadata: ["pid": "\(process)", "answer": "\(answer.rawValue)"])
         return answer

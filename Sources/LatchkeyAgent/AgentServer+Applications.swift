@@ -157,6 +157,9 @@ extension AgentServer {
             rememberDenial(group, to: identity, process: process)
             log(.deniedAlways)
             return false
+        case .unanswered:
+            log(.denied)
+            return false
         case .once:
             log(.once)
             return true

@@ -12,7 +12,8 @@ import LatchkeyCrypto
 /// stored), whose generic attribute (`gena`) holds the whole attribute map, type and content type as
 /// sorted JSON (encrypted like every attribute), and whose sync view hint (`vwht`, a primary-key attribute
 /// otherwise unused on Linux) is the SHA-256 of the attribute map, so that two items differing only in
-/// their other attributes do not collide and one with the same attribute map is the same item.
+/// their other attributes do not collide, with a random suffix when another item of the collection has the
+/// same map (`CreateItem` without `replace` makes such a second item).
 struct SecretItemStore: SecretItemStoring {
     /// The access group of every Secret Service item.
     static let accessGroup = "org.freedesktop.secrets"

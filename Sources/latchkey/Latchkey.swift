@@ -25,7 +25,8 @@ struct LatchkeyCommand: ParsableCommand {
         version: LatchkeyVersion.line,
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
-            LockKeychain.self, UnlockKeychain.self, SetKeychainPassword.self, SetKeychainSettings.self, ShowKeychainInfo.self,
+            LockKeychain.self, UnlockKeychain.self, SetKeychainPassword.self, SetKeychainSettings.self,
+            ShowKeychainInfo.self,
             VerifyKeychain.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,

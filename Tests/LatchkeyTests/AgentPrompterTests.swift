@@ -121,6 +121,19 @@ struct AgentPrompterTests {
         #expect(policy.denials.isEmpty, "only this time: nothing remembered")
     }
 
+    @Test func noAnswerIsRefusedWithoutAskingToRememberIt() throws {
+        let keychainDirectory = TemporaryKeychain()
+        let pinentry = try ScriptedPinentry(directory: keychainDirectory.directory)
+        pinentry.answer(["TIMEOUT", "OK"])
+        let (agent, tool) = try start(pinentry: pinentry.path)
+        let refused = try add(agent, tool, account: "one")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("-34018"), "\(refused.stderr)")
+        #expect(pinentry.commands(named: "CONFIRM").count == 1, "no 'Remember this denial?' after no answer")
+        let policy = try AccessPolicy.load(from: agent.keychain.directory + "/config/latchkey/access.json")
+        #expect(policy.denials.isEmpty)
+    }
+
     @Test func withoutAPrompterAMissingGroupIsRefusedAsBefore() throws {
         let (agent, tool) = try start()
         let refused = try add(agent, tool, account: "one")

@@ -214,4 +214,42 @@ struct CLISecurityCommandTests {
         #expect(elsewhere.status == 1)
         #expect(elsewhere.stderr.contains("-25307"))
     }
+
+    @Test func dumpKeychainRawAndAccess() throws {
+        let fixture = try Fixture()
+        let added = try fixture.run(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "text"])
+        #expect(added.status == 0)
+        let raw = try fixture.run(["dump-keychain", "-r", "-a"])
+        #expect(raw.status == 0, "\(raw.stderr)")
+        #expect(raw.stdout.contains("data:\n0x74657874\n"))
+        #expect(raw.stdout.contains("access:\n    group: \""))
+        #expect(raw.stdout.contains("    accessible: \"ak\"\n    constraints: none\n"))
+        let plain = try fixture.run(["dump-keychain"])
+        #expect(!plain.stdout.contains("access:"))
+        #expect(!plain.stdout.contains("data:"))
+        let json = try fixture.run(["dump-keychain", "-a", "--json"])
+        let items = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]])
+        let access = try #require(items.first?["access"] as? [String: Any])
+        #expect(access["accessible"] as? String == "ak")
+        #expect(access["constraints"] as? [String] == [])
+    }
+
+    @Test func setKeychainSettingsIsShownByShowKeychainInfo() throws {
+        let fixture = try Fixture()
+        let path = fixture.keychain.path
+        let before = try fixture.run(["show-keychain-info"])
+        #expect(before.stdout.contains("    settings: no-timeout\n"))
+        #expect(try fixture.run(["set-keychain-settings", "-l", "-u", "-t", "600", path]).status == 0)
+        let after = try fixture.run(["show-keychain-info", path])
+        #expect(after.stdout.contains("    settings: lock-on-sleep timeout=600s\n"))
+        let json = try fixture.run(["show-keychain-info", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
+        let settings = try #require(object["settings"] as? [String: Any])
+        #expect(settings["idleLock"] as? Int == 600)
+        #expect(settings["lockOnSleep"] as? Bool == true)
+        #expect(try fixture.run(["set-keychain-settings"]).status == 0)
+        #expect(try fixture.run(["show-keychain-info"]).stdout.contains("    settings: no-timeout\n"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path + ".settings.json")
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o600)
+    }
 }

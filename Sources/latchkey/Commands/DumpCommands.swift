@@ -43,7 +43,8 @@ struct DumpKeychain: ParsableCommand {
     var secrets = false
     @Flag(
         name: .customShort("r"),
-        help: "Show each item's secret as raw bytes in hex, never as text (implies -d; Latchkey never prints ciphertext)."
+        help:
+            "Show each item's secret as raw bytes in hex, never as text (implies -d; Latchkey never prints ciphertext)."
     )
     var raw = false
     @Flag(name: .customShort("a"), help: "Show each item's access: group, accessibility and access control.")
@@ -80,7 +81,9 @@ struct DumpKeychain: ParsableCommand {
                     out += ItemOutput.human(item, keychain: path)
                     if access { out += ItemAccess.human(item) }
                     if raw {
-                        out += "data:\n" + (item.data.map { "0x" + $0.data.map { String(format: "%02X", $0) }.joined() } ?? "")
+                        out +=
+                            "data:\n"
+                            + (item.data.map { "0x" + $0.data.map { String(format: "%02X", $0) }.joined() } ?? "")
                             + "\n"
                     } else if secrets {
                         out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n"

@@ -14,7 +14,8 @@ struct ErrorCommand: ParsableCommand {
             """
     )
 
-    @Argument(parsing: .allUnrecognized, help: "OSStatus codes, decimal or 0x-prefixed hexadecimal.") var codes: [String]
+    @Argument(parsing: .allUnrecognized, help: "OSStatus codes, decimal or 0x-prefixed hexadecimal.") var codes:
+        [String]
 
     func validate() throws {
         guard !codes.isEmpty else { throw ValidationError("Give at least one error code.") }

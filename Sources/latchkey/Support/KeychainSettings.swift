@@ -38,7 +38,8 @@ struct KeychainSettings: Codable, Equatable {
         encoder.outputFormatting = [.sortedKeys]
         let target = Self.path(for: keychain)
         let temporary = target + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(
+        guard
+            FileManager.default.createFile(
                 atPath: temporary,
                 contents: try encoder.encode(self),
                 attributes: [.posixPermissions: 0o600]

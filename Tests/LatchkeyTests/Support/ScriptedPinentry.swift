@@ -11,7 +11,8 @@ import Glibc
 /// appends every command it receives to its log (never a PIN: it does not receive one).
 ///
 /// Answers: `OK` (the OK button), `NOTOK` (the Not-OK button: `ERR 83886194`), `CANCEL` (`ERR 83886179`),
-/// `PIN <text>` (`D <text>` then `OK`), `HANG` (no answer until the agent gives up or kills it). With no
+/// `PIN <text>` (`D <text>` then `OK`), `HANG` (no answer until the agent gives up or kills it), `TIMEOUT`
+/// (pinentry's own timeout: `ERR 83886142`). With no
 /// answer left it cancels. A command is logged before its answer is taken from the file, so a pinentry killed
 /// right after logging may leave the answers file empty. `waitForCommands(named:count:timeout:)` waits for
 /// the log to show a question.
@@ -87,6 +88,8 @@ struct ScriptedPinentry {
                     elif answer == "HANG":
                         sys.stdin.read()
                         break
+                    elif answer == "TIMEOUT":
+                        send("ERR 83886142 Timeout <Pinentry>")
                     else:
                         send("ERR 83886179 Operation cancelled <Pinentry>")
                 elif command == "BYE":
