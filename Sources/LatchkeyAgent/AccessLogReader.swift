@@ -128,7 +128,9 @@ public struct AccessLogReader: Sendable {
                             kind: .tampered,
                             file: file,
                             offset: offset,
-                            detail: "a segment header: \(error.message)"
+                            detail:
+                                "a segment header: \(error.message) (changed, or sealed to another log key: a keychain restored "
+                                + "from a backup or made anew gets a new key, and older segments stay unreadable)"
                         )
                     )
                 }

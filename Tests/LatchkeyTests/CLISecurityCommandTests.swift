@@ -114,6 +114,14 @@ struct CLISecurityCommandTests {
         )
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
         #expect(fromEnvironment.stdout == "1 identity imported.\n")
+        let other = try Fixture()
+        let fromStandardInput = try CLIRunner.latchkey(
+            ["import", other.path("id.p12"), "--passphrase-stdin"],
+            environment: other.environment,
+            input: "secret\n"
+        )
+        #expect(fromStandardInput.status == 0, "\(fromStandardInput.stderr)")
+        #expect(fromStandardInput.stdout == "1 identity imported.\n")
     }
 
     @Test func importPEMKeyAndCertificateFormAnIdentity() throws {

@@ -24,7 +24,8 @@ struct CertificateImportOptions: ParsableArguments {
         }
     }
 
-    /// The PKCS#12 passphrase: `-P`, else `LATCHKEY_IMPORT_PASSPHRASE`, else a no-echo prompt on a terminal.
+    /// The PKCS#12 passphrase: `-P`, else `LATCHKEY_IMPORT_PASSPHRASE`, else a no-echo prompt on a terminal
+    /// (`--passphrase-stdin` and `--passphrase-file` are read before this, by the caller).
     ///
     /// - Throws: `interactionNotAllowed` (-25308) when none is given and there is no terminal to ask on.
     func pkcs12Passphrase(for path: String) throws -> String {
@@ -49,7 +50,13 @@ extension Import {
         let contents = try CertificateFiles.contents(
             file,
             format: chosen ?? CertificateFiles.detect(file, path: archive),
-            passphrase: { try options.pkcs12Passphrase(for: archive) }
+            passphrase: {
+                let given = archivePassphrase
+                guard options.passphrase == nil, given.passphraseStdin || given.passphraseFile != nil else {
+                    return try options.pkcs12Passphrase(for: archive)
+                }
+                return String(decoding: try given.passphrase(confirm: false).data, as: UTF8.self)
+            }
         )
         let service = try keychain.service(ifMissing: .createDefault)
         let items = contents.keys + contents.certificates
