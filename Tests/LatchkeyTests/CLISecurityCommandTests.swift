@@ -172,6 +172,8 @@ struct CLISecurityCommandTests {
         #expect(try fixture.run(["find-certificate", "-c", "Other Cert"]).status == 44)
         let absent = try fixture.run(["delete-certificate", "-Z", "00"])
         #expect(absent.status == 44)
+        let hashed = try fixture.run(["find-certificate", "-c", "Test Identity", "-Z"])
+        #expect(hashed.stdout.hasPrefix("SHA-1 hash: \(try fixture.certificateSHA1)\n"))
         let byHash = try fixture.run(["delete-certificate", "-Z", try fixture.certificateSHA1, "-t"])
         #expect(byHash.status == 0, "\(byHash.stderr)")
         #expect(try fixture.run(["find-certificate", "-a"]).status == 44)

@@ -22,7 +22,8 @@ struct KeychainErrorTests {
         let error = try #require(throws: KeychainError.self) { try keychain.data(forKey: "present") }
         #expect(error.code == .interactionNotAllowed)
         #expect(error.message.contains("'whenUnlocked'"))
-        #expect(error.message.contains("it is locked"))
+        #expect(error.message.contains("The keychain is locked"))
+        #expect(error.message.contains("latchkey unlock"), "the next step")
         #expect(throws: KeychainError.self) { try keychain.value(Int.self, forKey: "present") }
         #expect(throws: KeychainError.self) { try keychain.items() }
         #expect(throws: KeychainError.self) { try keychain.removeValue(forKey: "present") }

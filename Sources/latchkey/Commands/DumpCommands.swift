@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Latchkey
+import LatchkeySecurity
 
 extension KeychainService {
     /// Every item of `itemClass` visible to this process (synchronizable or not), oldest first; empty when none.
@@ -111,6 +112,8 @@ struct FindCertificate: ParsableCommand {
     var email: String?
     @Flag(name: .customShort("a"), help: "Show every match.") var all = false
     @Flag(name: .customShort("p"), help: "Print the certificates in PEM format.") var pem = false
+    @Flag(name: .customShort("Z"), help: "Print each certificate's SHA-1 hash (as delete-certificate -Z takes it).")
+    var sha1 = false
     @OptionGroup var output: OutputOptions
 
     func run() throws {
@@ -134,6 +137,9 @@ struct FindCertificate: ParsableCommand {
             }
             var out = ""
             for item in matches {
+                if sha1, let summary = ImportableItems.summary(der: item.data?.data ?? Data()) {
+                    out += "SHA-1 hash: \(summary.sha1)\n"
+                }
                 if pem {
                     let base64 = (item.data?.data ?? Data()).base64EncodedString(options: [.lineLength64Characters])
                     out += "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
