@@ -262,4 +262,35 @@ struct CLISecurityCommandTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path + ".settings.json")
         #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o600)
     }
+
+    @Test func anAgentStartedWithoutIdleLockTakesTheKeychainsTimeout() throws {
+        let keychain = TemporaryKeychain()
+        let environment = try AgentHarness.createKeychain(
+            keychain,
+            runtimeDirectory: keychain.directory + "/run",
+            passphrase: AgentHarness.passphrase,
+            sourceLocation: #_sourceLocation
+        )
+        let set = try CLIRunner.latchkey(["set-keychain-settings", "-u", "-t", "1"], environment: environment)
+        #expect(set.status == 0, "\(set.stderr)")
+        let agent = try BuiltExecutable.spawn(
+            ["agent", "--foreground", "--pinentry", "none"],
+            environment: environment
+        )
+        defer {
+            agent.kill(SIGTERM)
+            _ = agent.waitForExit(timeout: 60)
+        }
+        #expect(agent.waitForLines(1, timeout: 60), "the agent's ready line")
+        let unlocked = try CLIRunner.latchkey(
+            ["unlock", "--passphrase-stdin"],
+            environment: environment,
+            input: AgentHarness.passphrase
+        )
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        #expect(
+            agent.waitForStandardError(containing: "keychain locked after idle time", timeout: 60),
+            "the agent locks after the keychain's timeout without --idle-lock"
+        )
+    }
 }

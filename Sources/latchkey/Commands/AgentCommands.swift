@@ -105,7 +105,7 @@ struct AgentCommand: ParsableCommand {
             var configuration = try AgentConfiguration.standard()
             configuration.keychainPath = keychain.path
             configuration.storeOptions = keychain.storeOptions
-            configuration.idleLock = idleLock
+            configuration.idleLock = try idleLock ?? KeychainSettings.load(for: keychain.path).idleLock.map(Double.init)
             if let helloTimeout { configuration.helloTimeout = helloTimeout }
             if let connectionsPerClient { configuration.connectionsPerClient = connectionsPerClient }
             configuration.accessLog = accessLog == "on"

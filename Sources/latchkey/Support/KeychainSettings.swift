@@ -8,9 +8,8 @@ import Glibc
 /// A keychain's `security`-style settings (`set-keychain-settings`), in a small file beside it,
 /// `<keychain>.settings.json` (mode 0600): `{"idleLock": SECONDS or null, "lockOnSleep": BOOL}`.
 ///
-/// The agent's `--idle-lock` is the setting that acts; this file records what the user asked for so that the
-/// agent can take it as its default when started without `--idle-lock` (not read by the agent yet) and
-/// `show-keychain-info` can show it. The file holds no secret.
+/// `latchkey agent` started without `--idle-lock` takes `idleLock` from here (read at its start: a running
+/// agent keeps its setting until it is restarted), and `show-keychain-info` shows it. The file holds no secret.
 struct KeychainSettings: Codable, Equatable {
     /// Seconds without a request after which the agent locks the keychain; `nil`: never.
     var idleLock: Int?
@@ -32,22 +31,11 @@ struct KeychainSettings: Codable, Equatable {
         }
     }
 
-    /// Writes the settings beside `keychain`, atomically, with mode 0600.
+    /// Writes the settings beside `keychain`, atomically and durably (`PrivateFile`), with mode 0600.
     func save(for keychain: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let target = Self.path(for: keychain)
-        let temporary = target + ".tmp-\(getpid())"
-        guard
-            FileManager.default.createFile(
-                atPath: temporary,
-                contents: try encoder.encode(self),
-                attributes: [.posixPermissions: 0o600]
-            ), rename(temporary, target) == 0
-        else {
-            unlink(temporary)
-            throw KeychainError(.io, "Cannot write \(target).")
-        }
+        try PrivateFile.write(try encoder.encode(self), to: Self.path(for: keychain), holding: "the keychain settings")
     }
 
     /// `security show-keychain-info`'s words: `no-timeout` or `timeout=300s`, after `lock-on-sleep` when set.

@@ -132,6 +132,21 @@ final class RunningProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits until standard error contains `text`, the output ended, or `timeout` passed.
+    ///
+    /// - Returns: Whether `text` arrived.
+    @discardableResult
+    func waitForStandardError(containing text: String, timeout: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if String(decoding: stderrBytes, as: UTF8.self).contains(text) { return true }
+            if openStreams == 0 && exited { return false }
+            if !condition.wait(until: deadline) { return false }
+        }
+    }
+
     /// Sends `signal` (SIGKILL by default) to the child, unless it has already been reaped.
     func kill(_ signal: Int32 = SIGKILL) {
         condition.lock()

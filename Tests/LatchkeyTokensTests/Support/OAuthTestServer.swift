@@ -23,7 +23,14 @@ final class OAuthTestServer: Sendable {
         guard let python = OAuthTestEnvironment.serverPython else {
             throw TestServerError(message: OAuthTestEnvironment.missingServerMessage)
         }
-        let process = try ChildProcess(python, [OAuthTestEnvironment.script("dot_server.py"), "--port", "0"])
+        // Access tokens live 10 minutes on the server's wall clock: clients decide expiry on their injected
+        // TestClock, and a loaded machine (the whole suite on 2 cores) can take far longer than the script's
+        // default 5 s between issuing a token and using it. Tests that need an expired token ask for it
+        // (`expire(accessToken:)`).
+        let process = try ChildProcess(
+            python,
+            [OAuthTestEnvironment.script("dot_server.py"), "--port", "0", "--access-token-seconds", "600"]
+        )
         guard let ready = await process.line(startingWith: "LATCHKEY-OAUTH-READY", timeout: 120),
             let port = ready.split(separator: " ").first(where: { $0.hasPrefix("port=") })?.dropFirst(5)
         else {
