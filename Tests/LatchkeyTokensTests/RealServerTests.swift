@@ -42,7 +42,8 @@ struct RealServerTests {
         #expect(tokens.refreshToken != nil)
         #expect(tokens.scope == "read")
         #expect(tokens.tokenType == "Bearer")
-        #expect(abs((tokens.lifetime ?? 0) - 600) < 0.001)  // absolute expiry = receipt + expires_in (the server's 600 s)
+        // Absolute expiry = receipt + expires_in (the test server's 600 s).
+        #expect(abs((tokens.lifetime ?? 0) - 600) < 0.001)
         #expect(tokens.issuedAt == clock.now())
 
         let stored = try #require(try await manager.store.tokens(for: fixture.username))
