@@ -33,13 +33,7 @@ int latchkey_memlock_unlimited(unsigned long long *current) {
     return limit.rlim_cur == RLIM_INFINITY ? 1 : 0;
 }
 
-static int latchkey_memory_locked = 0;
-
-int latchkey_lock_all_memory(void) {
-    int result = mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
-    if (result == 0) latchkey_memory_locked = 1;
-    return result;
-}
+int latchkey_lock_all_memory(void) { return mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT); }
 
 int latchkey_accept(int descriptor) { return accept4(descriptor, NULL, NULL, SOCK_CLOEXEC); }
 
@@ -47,13 +41,4 @@ int latchkey_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, by
 
 int latchkey_set_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
 
-/* malloc_trim gives free pages back with madvise(MADV_DONTNEED), which the kernel refuses on locked pages: while
-   the process's memory is locked, it is unlocked for the trim and locked again (MCL_ONFAULT: only what is
-   resident is locked at once, nothing is faulted in). */
-int latchkey_trim_memory(void) {
-    if (!latchkey_memory_locked) return malloc_trim(0);
-    munlockall();
-    int trimmed = malloc_trim(0);
-    if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) != 0) latchkey_memory_locked = 0;
-    return trimmed;
-}
+int latchkey_trim_memory(void) { return malloc_trim(0); }

@@ -38,9 +38,8 @@ int latchkey_set_mmap_threshold(int bytes);
 /// getting one of up to 8 per CPU, whose free memory malloc_trim cannot return. Returns 1 on success.
 int latchkey_set_arena_max(int arenas);
 
-/// Returns the free memory at the top and inside every malloc arena to the system (malloc_trim(0)); while the
-/// process's memory is locked (latchkey_lock_all_memory), it is unlocked for the trim and locked again, since
-/// the kernel does not discard locked pages. Returns 1 when memory was released, 0 otherwise.
+/// Returns the free memory at the top and inside every malloc arena to the system (malloc_trim(0)).
+/// Returns 1 when memory was released, 0 otherwise.
 int latchkey_trim_memory(void);
 
 #endif
