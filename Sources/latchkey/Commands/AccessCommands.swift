@@ -92,9 +92,9 @@ struct AccessList: ParsableCommand {
         commandName: "list",
         abstract: "List the access groups granted to executables.",
         discussion: """
-            One line per executable: its path, then its groups (its own first); a grant pinned to the file's \
-            content is followed by [sha256 <digest>], a remembered denial ("Deny always", `access deny`) by \
-            [denied], a name-based group adopted at the upgrade (docs/agent.md) by [adopted]. --json prints each \
+            One line per executable: its path, then the groups granted to it (its own group, the path itself, \
+            goes without saying); a grant pinned to the file's content is followed by [sha256 <digest>], a \
+            remembered denial ("Deny always", `access deny`) by [denied], a name-based group adopted at the upgrade (docs/agent.md) by [adopted]. --json prints each \
             executable's grants (group, and sha256 when pinned), denials (group, "denied": true) and adopted \
             name-based group (group, "adopted": true).
             """
