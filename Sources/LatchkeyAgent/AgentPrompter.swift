@@ -168,6 +168,31 @@ public final class AgentPrompter: Sendable {
         }.get()
     }
 
+    /// Asks for the passphrase of a keychain being created (`GETPIN` after `SETREPEAT`: pinentry asks twice
+    /// and answers only when both match).
+    ///
+    /// - Throws: As `askPassphrase(description:target:watching:)`; `param` (-50) for an empty passphrase.
+    public func askNewPassphrase(description: String, target: Target) throws(KeychainError) -> SecretData {
+        let passphrase = try mapping { () throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
+            try converse(target, watching: nil) {
+                (pinentry) throws(PinentryProcess.Failure) -> Result<SecretData, KeychainError> in
+                try pinentry.command("SETDESC " + Assuan.escape(description))
+                try pinentry.command("SETPROMPT " + Assuan.escape("New passphrase:"))
+                try pinentry.command("SETREPEAT " + Assuan.escape("Repeat:"))
+                try pinentry.command("SETREPEATERROR " + Assuan.escape("The passphrases do not match."))
+                var data: [UInt8] = []
+                defer { wipe(&data) }
+                let response = try pinentry.command("GETPIN", data: &data)
+                guard case .ok = response else { return .failure(Self.refusal(response)) }
+                return .success(SecretData(data))
+            }
+        }.get()
+        guard !passphrase.isEmpty else {
+            throw KeychainError(.param, "An empty passphrase would leave the new keychain unprotected; none was set.")
+        }
+        return passphrase
+    }
+
     /// Asks for a plain confirmation (`CONFIRM` with OK and Cancel), for a keychain without a passphrase.
     ///
     /// - Parameter client: The socket of the connection the question is for, whose hang-up cancels it.

@@ -235,7 +235,14 @@ extension AgentServer {
                 "The keychain is locked and the agent has no prompter: run `latchkey unlock`."
             )
         }
-        if try store.hasPassphrase() {
+        if store.isWaitingForFirstUnlock {
+            let passphrase = try prompter.askNewPassphrase(
+                description: description + "\nThere is no keychain yet: choose the passphrase that creates it "
+                    + "(\(keychainPath)). Your login password lets the login unlock it.",
+                target: target
+            )
+            try unlockCheckingMemory(passphrase)
+        } else if try store.hasPassphrase() {
             let passphrase = try prompter.askPassphrase(
                 description: description + "\nEnter the keychain passphrase to unlock it.",
                 target: target

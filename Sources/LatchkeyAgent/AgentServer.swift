@@ -114,7 +114,7 @@ public final class AgentServer: Sendable {
         let store: KeychainStore
         let keychainLock: Int32
         do {
-            store = try KeychainStore.open(path: configuration.keychainPath, options: configuration.storeOptions)
+            store = try openKeychain(configuration)
             keychainLock = try lockKeychain(store.path)
         } catch {
             listener.close()
@@ -158,6 +158,17 @@ public final class AgentServer: Sendable {
             ]
         )
         return server
+    }
+
+    /// Opens the configured keychain. When there is none yet and the agent's environment names no credential
+    /// (a first login: the agent was started by socket or D-Bus activation), it creates one that waits locked
+    /// for its first unlock, which creates its keys with that passphrase (`KeychainStore.openWaitingForFirstUnlock`).
+    private static func openKeychain(_ configuration: AgentConfiguration) throws(KeychainError) -> KeychainStore {
+        let path = configuration.keychainPath
+        if !FileManager.default.fileExists(atPath: path), try UnlockCredential.fromEnvironment().isEmpty {
+            return try KeychainStore.openWaitingForFirstUnlock(path: path, options: configuration.storeOptions)
+        }
+        return try KeychainStore.open(path: path, options: configuration.storeOptions)
     }
 
     /// Takes the exclusive `flock` on `<keychain>.agent.lock` (beside the file, as `<keychain>.tokens.lock`),

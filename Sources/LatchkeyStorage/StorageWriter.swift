@@ -14,6 +14,11 @@ package struct StorageWriter {
             .execute(arguments: [name, value])
     }
 
+    /// Removes the `meta` entry `name`, if any.
+    package func deleteMeta(_ name: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM meta WHERE name = ?").execute(arguments: [name])
+    }
+
     /// Records in `meta.format` the format version this build writes, so that older builds refuse the
     /// file instead of misreading it (after a change they cannot follow, such as the row ledger).
     package func markCurrentFormat() throws {

@@ -82,8 +82,32 @@ enum KeyHierarchy {
         device: SymmetricKey?
     ) throws -> SymmetricKey {
         let fileID = SecureRandom.bytes(16)
-        let master = KeyWrap.randomKey()
         try writer.setMeta(fileIDName, fileID)
+        return try initializeKeys(writer, fileID: fileID, credentials: credentials, cost: cost, device: device)
+    }
+
+    /// Writes the file identifier of a keychain that waits for its first unlock, and the mark that says so:
+    /// no slot, no index key, no class key yet (`KeychainStore.openWaitingForFirstUnlock`).
+    static func initializeWaiting(_ writer: StorageWriter) throws {
+        try writer.setMeta(fileIDName, SecureRandom.bytes(16))
+        try writer.setMeta(waitingName, Data([1]))
+    }
+
+    /// The `meta` entry of a keychain made by `initializeWaiting` whose first unlock has not happened yet.
+    static let waitingName = "awaits.firstunlock"
+
+    /// Writes the slots, index key, ledger seal and class keys of a new keychain whose file identifier is
+    /// `fileID`.
+    ///
+    /// - Returns: The new master key.
+    static func initializeKeys(
+        _ writer: StorageWriter,
+        fileID: Data,
+        credentials: [UnlockCredential],
+        cost: KDFCost,
+        device: SymmetricKey?
+    ) throws -> SymmetricKey {
+        let master = KeyWrap.randomKey()
         for credential in credentials {
             try writer.insertSlot(makeSlot(for: credential, master: master, fileID: fileID, cost: cost))
         }

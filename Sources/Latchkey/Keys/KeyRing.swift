@@ -16,6 +16,8 @@ final class KeyRing: Sendable {
         var indexKey: SymmetricKey?
         /// Whether the file keeps a row ledger (its index key is wrapped under the format 2 context).
         var ledgerRequired = false
+        /// Whether the file waits for the first unlock to create its keys (no slot yet).
+        var waitingForFirstUnlock = false
     }
 
     /// Unwraps the index key under the format 2 context, else the format 1 one; `ledger` tells which.
@@ -48,37 +50,67 @@ final class KeyRing: Sendable {
     let lockStates = LockStateSignal(.neverUnlocked)
 
     /// Loads what the device secret alone can open (index key, `dk` and `dku` class keys).
-    init(fileID: Data, device: SymmetricKey?, indexByDevice: Data?, classKeys: [ClassKeyRow]) {
+    ///
+    /// - Parameter waitingForFirstUnlock: Whether the file waits for the unlock that creates its keys
+    ///   (`KeyHierarchy.waitingName`).
+    init(
+        fileID: Data,
+        device: SymmetricKey?,
+        indexByDevice: Data?,
+        classKeys: [ClassKeyRow],
+        waitingForFirstUnlock: Bool = false
+    ) {
         self.fileID = fileID
         self.device = device
         var snapshot = Snapshot()
-        if let device {
-            if let wrapped = indexByDevice,
-                let index = try? Self.unwrapIndex(
-                    wrapped,
-                    kek: KeyHierarchy.indexKEK(device: device, fileID: fileID),
-                    fileID: fileID
-                )
-            {
-                snapshot.tokens = TokenCache(tokenizer: IndexTokenizer(key: index.key))
-                snapshot.indexKey = index.key
-                snapshot.ledgerRequired = index.ledger
-            }
-            for row in classKeys {
-                guard let keyClass = Accessibility(rawValue: row.keyClass), let wrapped = row.byDevice,
-                    let kek = KeyHierarchy.deviceKEK(for: keyClass, device: device, fileID: fileID)
-                else { continue }
-                // A file from another machine simply leaves these classes unavailable.
-                if let key = try? KeyWrap.unwrap(
-                    wrapped,
-                    with: kek,
-                    context: KeyHierarchy.classContext(keyClass, fileID: fileID)
-                ) {
-                    snapshot.classKeys[keyClass] = key
-                }
+        snapshot.waitingForFirstUnlock = waitingForFirstUnlock
+        Self.load(into: &snapshot, device: device, fileID: fileID, indexByDevice: indexByDevice, classKeys: classKeys)
+        state = Mutex(snapshot)
+    }
+
+    /// Adds to `snapshot` the index key and class keys that `device` opens.
+    private static func load(
+        into snapshot: inout Snapshot,
+        device: SymmetricKey?,
+        fileID: Data,
+        indexByDevice: Data?,
+        classKeys: [ClassKeyRow]
+    ) {
+        guard let device else { return }
+        if snapshot.tokens == nil, let wrapped = indexByDevice,
+            let index = try? Self.unwrapIndex(
+                wrapped,
+                kek: KeyHierarchy.indexKEK(device: device, fileID: fileID),
+                fileID: fileID
+            )
+        {
+            snapshot.tokens = TokenCache(tokenizer: IndexTokenizer(key: index.key))
+            snapshot.indexKey = index.key
+            snapshot.ledgerRequired = index.ledger
+        }
+        for row in classKeys {
+            guard let keyClass = Accessibility(rawValue: row.keyClass), let wrapped = row.byDevice,
+                let kek = KeyHierarchy.deviceKEK(for: keyClass, device: device, fileID: fileID)
+            else { continue }
+            // A file from another machine simply leaves these classes unavailable.
+            if let key = try? KeyWrap.unwrap(
+                wrapped,
+                with: kek,
+                context: KeyHierarchy.classContext(keyClass, fileID: fileID)
+            ) {
+                snapshot.classKeys[keyClass] = key
             }
         }
-        state = Mutex(snapshot)
+    }
+
+    /// After the first unlock wrote a waiting file's keys: loads what the device secret opens, as `init`
+    /// does for a file that had them, and ends the wait.
+    func finishFirstUnlock(indexByDevice: Data?, classKeys: [ClassKeyRow]) {
+        let (device, fileID) = (self.device, self.fileID)
+        state.withLock { snapshot in
+            Self.load(into: &snapshot, device: device, fileID: fileID, indexByDevice: indexByDevice, classKeys: classKeys)
+            snapshot.waitingForFirstUnlock = false
+        }
     }
 
     /// A copy of the current keys and state.

@@ -198,6 +198,7 @@ extension KeychainStore {
 
     func tokenCache(_ snapshot: KeyRing.Snapshot) throws(KeychainError) -> TokenCache {
         guard let tokens = snapshot.tokens else {
+            if snapshot.waitingForFirstUnlock { throw waitingForFirstUnlockError() }
             throw KeychainError(
                 .interactionNotAllowed,
                 "The keychain at \(path) has not been unlocked in this process and its device secret does not open it; unlock it first."
@@ -209,6 +210,7 @@ extension KeychainStore {
     /// The class key for `keyClass`, or `interactionNotAllowed` naming what blocks it.
     func classKey(_ keyClass: Accessibility, _ snapshot: KeyRing.Snapshot) throws(KeychainError) -> SymmetricKey {
         if let key = snapshot.classKeys[keyClass] { return key }
+        if snapshot.waitingForFirstUnlock { throw waitingForFirstUnlockError() }
         let state = snapshot.lockState
         switch keyClass.requirement {
         case .unlocked where state != .unlocked:

@@ -231,23 +231,31 @@ public final class KeychainStore: Sendable {
             if let device { device } else {
                 try DeviceSecret.load(path: options.deviceSecretPath ?? KeychainLocation.defaultDeviceSecretPath())
             }
-        let (fileID, indexByDevice, classKeys) = try mappingErrors {
+        let (fileID, indexByDevice, classKeys, waiting) = try mappingErrors {
             try storage.read { reader in
                 (
                     try reader.meta(KeyHierarchy.fileIDName),
                     try reader.meta(KeyHierarchy.indexByDeviceName),
-                    try reader.classKeys()
+                    try reader.classKeys(),
+                    try reader.meta(KeyHierarchy.waitingName) != nil
                 )
             }
         }
         guard let fileID, fileID.count == 16 else {
             throw KeychainError(.decode, "\(path) has no valid file identifier: not a Latchkey keychain or damaged.")
         }
-        let keys = KeyRing(fileID: fileID, device: device, indexByDevice: indexByDevice, classKeys: classKeys)
+        let keys = KeyRing(
+            fileID: fileID,
+            device: device,
+            indexByDevice: indexByDevice,
+            classKeys: classKeys,
+            waitingForFirstUnlock: waiting
+        )
         return KeychainStore(path: path, options: options, storage: storage, keys: keys)
     }
 
-    /// Unlocks with a passphrase or key file; classes needing "unlocked" become readable.
+    /// Unlocks with a passphrase or key file; classes needing "unlocked" become readable. The first unlock
+    /// of a keychain that waits for it (`openWaitingForFirstUnlock`) creates its keys with `credential`.
     ///
     /// - Throws: `authFailed` (-25293) for a wrong credential; `decode` for a damaged slot.
     public func unlock(with credential: UnlockCredential) throws(KeychainError) {
@@ -255,6 +263,10 @@ public final class KeychainStore: Sendable {
             try storage.read { reader in
                 (try reader.slots(), try reader.meta(KeyHierarchy.indexByMasterName), try reader.classKeys())
             }
+        }
+        if slots.isEmpty, keys.snapshot().waitingForFirstUnlock {
+            try completeFirstUnlock(with: credential)
+            return
         }
         let master = try KeyHierarchy.unlockMaster(slots: slots, credential: credential, fileID: keys.fileID)
         try keys.unlock(master: master, indexByMaster: indexByMaster, classKeys: classKeys)

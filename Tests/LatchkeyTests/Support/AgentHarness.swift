@@ -49,11 +49,7 @@ final class AgentHarness: @unchecked Sendable {
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
-        var environment = CLIRunner.environment(keychain)
-        environment["LATCHKEY_PASSPHRASE"] = nil
-        environment["LATCHKEY_ACCESS_GROUPS"] = nil
-        environment["LATCHKEY_AGENT"] = nil
-        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        let environment = clientEnvironment(keychain, runtimeDirectory: runtimeDirectory)
         let created = try CLIRunner.latchkey(
             ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
             environment: environment,
@@ -64,27 +60,51 @@ final class AgentHarness: @unchecked Sendable {
         return environment
     }
 
+    /// The environment of clients and agents on `keychain`: no passphrase, key file, access groups or agent
+    /// mode.
+    static func clientEnvironment(_ keychain: TemporaryKeychain, runtimeDirectory: String) -> [String: String] {
+        var environment = CLIRunner.environment(keychain)
+        environment["LATCHKEY_PASSPHRASE"] = nil
+        environment["LATCHKEY_ACCESS_GROUPS"] = nil
+        environment["LATCHKEY_AGENT"] = nil
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        return environment
+    }
+
     /// Creates the keychain and starts an agent on it, waiting for its "ready" line.
     ///
     /// - Parameters:
     ///   - arguments: Extra arguments of `latchkey agent`.
+    ///   - keychainExists: Whether to create the keychain first; without it the agent starts as at a first
+    ///     login, with no keychain (it then waits for the first unlock to create one).
     ///   - socketActivated: Start it as systemd would, through `systemd-socket-activate` (a peer): the
     ///     socket is bound first and the agent runs on the first connection; this waits for the socket.
     init(
         arguments: [String] = [],
         socketActivated: Bool = false,
+        keychainExists: Bool = true,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         keychain = TemporaryKeychain()
         self.socketActivated = socketActivated
         runtimeDirectory = keychain.directory + "/run"
         socketPath = runtimeDirectory + "/latchkey/agent.sock"
-        let environment = try Self.createKeychain(
-            keychain,
-            runtimeDirectory: runtimeDirectory,
-            passphrase: Self.passphrase,
-            sourceLocation: sourceLocation
-        )
+        let environment: [String: String]
+        if keychainExists {
+            environment = try Self.createKeychain(
+                keychain,
+                runtimeDirectory: runtimeDirectory,
+                passphrase: Self.passphrase,
+                sourceLocation: sourceLocation
+            )
+        } else {
+            try FileManager.default.createDirectory(
+                atPath: runtimeDirectory + "/latchkey",
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            environment = Self.clientEnvironment(keychain, runtimeDirectory: runtimeDirectory)
+        }
         self.environment = environment
         guard socketActivated else {
             activatedProcess = nil

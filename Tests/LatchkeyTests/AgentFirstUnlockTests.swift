@@ -1,0 +1,87 @@
+import Foundation
+import Latchkey
+import Testing
+
+/// An agent started with no keychain (a first login, by socket or D-Bus activation) waits locked, and the
+/// first unlock creates the keychain with that passphrase (docs/install.md, "The first login creates the
+/// keychain").
+@Suite("Agent: the first unlock creates the keychain")
+struct AgentFirstUnlockTests {
+    static let passphrase = "first login password"
+
+    @Test("an agent without a keychain starts, answers locked, and the first unlock creates the keychain")
+    func theFirstUnlockCreatesTheKeychain() throws {
+        let agent = try AgentHarness(arguments: ["--kdf-cost", "testing"], keychainExists: false)
+        #expect(FileManager.default.fileExists(atPath: agent.keychain.path))
+
+        let find = try agent.latchkey(["find-generic-password", "-s", "svc", "-w"])
+        #expect(find.status != 0)
+        #expect(find.stderr.contains("has not been created yet"), "\(find.stderr)")
+        #expect(find.stderr.contains("latchkey unlock"), "\(find.stderr)")
+        #expect(find.stderr.contains("-25308"), "\(find.stderr)")
+        let add = try agent.latchkey(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "early"])
+        #expect(add.status != 0, "nothing can be stored before the keychain exists")
+
+        let unlocked = try agent.latchkey(["unlock", "--passphrase-stdin"], input: Self.passphrase)
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        let stored = try agent.latchkey(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "s3cret"])
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let found = try agent.latchkey(["find-generic-password", "-s", "svc", "-a", "acct", "-w"])
+        #expect(found.stdout == "s3cret\n", "\(found.stderr)")
+        #expect(agent.stop().status == 0)
+
+        // The keychain is an ordinary one now: that passphrase opens it in process, another does not.
+        var inProcess = agent.environment
+        inProcess["LATCHKEY_AGENT"] = "off"
+        inProcess["LATCHKEY_PASSPHRASE"] = Self.passphrase
+        let reread = try CLIRunner.latchkey(
+            ["find-generic-password", "-s", "svc", "-a", "acct", "-w"],
+            environment: inProcess
+        )
+        #expect(reread.stdout == "s3cret\n", "\(reread.stderr)")
+        inProcess["LATCHKEY_PASSPHRASE"] = "another password"
+        let wrong = try CLIRunner.latchkey(["find-generic-password", "-s", "svc", "-w"], environment: inProcess)
+        #expect(wrong.stderr.contains("-25293"), "\(wrong.stderr)")
+    }
+
+    @Test("an empty first passphrase is refused and the keychain keeps waiting")
+    func anEmptyFirstPassphraseIsRefused() throws {
+        let agent = try AgentHarness(arguments: ["--kdf-cost", "testing"], keychainExists: false)
+        let empty = try agent.latchkey(["unlock", "--passphrase-stdin"], input: "")
+        #expect(empty.status != 0)
+        let still = try agent.latchkey(["find-generic-password", "-s", "svc", "-w"])
+        #expect(still.stderr.contains("has not been created yet"), "\(still.stderr)")
+        let unlocked = try agent.latchkey(["unlock", "--passphrase-stdin"], input: Self.passphrase)
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+    }
+
+    @Test("a keychain still waiting when its agent stops waits again for the next agent, or an in-process unlock")
+    func aWaitingKeychainOutlivesItsAgent() throws {
+        let first = try AgentHarness(arguments: ["--kdf-cost", "testing"], keychainExists: false)
+        #expect(first.stop().status == 0)
+
+        // A second agent on the same (waiting) file starts and waits too.
+        let second = try BuiltExecutable.spawn(
+            ["agent", "--foreground", "--kdf-cost", "testing"],
+            environment: first.environment
+        )
+        defer { second.kill(SIGKILL) }
+        #expect(second.waitForLines(1, timeout: 60), "the second agent did not get ready")
+        let waiting = try first.latchkey(["find-generic-password", "-s", "svc", "-w"])
+        #expect(waiting.stderr.contains("has not been created yet"), "\(waiting.stderr)")
+        second.kill(SIGTERM)
+        _ = second.waitForExit(timeout: 60)
+
+        // Without an agent, the first in-process unlock creates it.
+        var inProcess = first.environment
+        inProcess["LATCHKEY_AGENT"] = "off"
+        inProcess["LATCHKEY_PASSPHRASE"] = Self.passphrase
+        let added = try CLIRunner.latchkey(
+            ["add-generic-password", "--kdf-cost", "testing", "-s", "svc", "-a", "acct", "-w", "v"],
+            environment: inProcess
+        )
+        #expect(added.status == 0, "\(added.stderr)")
+        let found = try CLIRunner.latchkey(["find-generic-password", "-s", "svc", "-w"], environment: inProcess)
+        #expect(found.stdout == "v\n", "\(found.stderr)")
+    }
+}
