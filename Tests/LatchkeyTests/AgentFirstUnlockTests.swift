@@ -84,4 +84,27 @@ struct AgentFirstUnlockTests {
         let found = try CLIRunner.latchkey(["find-generic-password", "-s", "svc", "-w"], environment: inProcess)
         #expect(found.stdout == "v\n", "\(found.stderr)")
     }
+
+    @Test("a Secret Service client's unlock prompt asks for a new passphrase twice and creates the keychain")
+    func theSecretServicePromptCreatesTheKeychain() throws {
+        let harness = try SecretServiceHarness(
+            unlock: false,
+            agentArguments: ["--kdf-cost", "testing"],
+            keychainExists: false
+        )
+        harness.pinentry.answer(["PIN \(Self.passphrase)"])
+        let stored = try harness.secretTool(["store", "--label", "L", "service", "s", "username", "u"], input: "pw")
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(harness.pinentry.commands(named: "SETREPEAT").count == 1, "\(harness.pinentry.log)")
+        let description = harness.pinentry.commands(named: "SETDESC").joined()
+        #expect(description.contains("no keychain yet"), "\(description)")
+        let looked = try harness.secretTool(["lookup", "service", "s", "username", "u"])
+        #expect(looked.stdout == "pw", "\(looked.stderr)")
+
+        // The passphrase chosen in the prompt is the keychain's.
+        #expect(try harness.latchkey(["lock"]).status == 0)
+        let unlocked = try harness.latchkey(["unlock", "--passphrase-stdin"], input: Self.passphrase)
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        #expect(try harness.secretTool(["lookup", "service", "s", "username", "u"]).stdout == "pw")
+    }
 }

@@ -36,12 +36,14 @@ final class SecretServiceHarness: @unchecked Sendable {
 
     /// Starts the bus and the agent on it (with `agentArguments` added, and the scripted pinentry as its
     /// prompter, or none when `prompter` is false), waits for the agent's "ready" and "secret-service ready"
-    /// lines and unlocks it (unless `unlock` is false). `beforeAgent` runs with the clients' environment once
+    /// lines and unlocks it (unless `unlock` is false). Without `keychainExists` the agent starts with no
+    /// keychain, as at a first login (`unlock` must then be false). `beforeAgent` runs with the clients' environment once
     /// the keychain exists, before the agent starts.
     init(
         unlock: Bool = true,
         prompter: Bool = true,
         agentArguments: [String] = [],
+        keychainExists: Bool = true,
         beforeAgent: ((_ environment: [String: String]) throws -> Void)? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -50,12 +52,22 @@ final class SecretServiceHarness: @unchecked Sendable {
         keychain = TemporaryKeychain()
         pinentry = try ScriptedPinentry(directory: keychain.directory, sourceLocation: sourceLocation)
         let runtimeDirectory = keychain.directory + "/run"
-        var environment = try AgentHarness.createKeychain(
-            keychain,
-            runtimeDirectory: runtimeDirectory,
-            passphrase: Self.passphrase,
-            sourceLocation: sourceLocation
-        )
+        var environment: [String: String]
+        if keychainExists {
+            environment = try AgentHarness.createKeychain(
+                keychain,
+                runtimeDirectory: runtimeDirectory,
+                passphrase: Self.passphrase,
+                sourceLocation: sourceLocation
+            )
+        } else {
+            try FileManager.default.createDirectory(
+                atPath: runtimeDirectory + "/latchkey",
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            environment = AgentHarness.clientEnvironment(keychain, runtimeDirectory: runtimeDirectory)
+        }
         bus = try BuiltExecutable.spawn(
             ["--session", "--print-address=1", "--nofork"],
             environment: environment,
