@@ -107,4 +107,36 @@ struct AgentFirstUnlockTests {
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         #expect(try harness.secretTool(["lookup", "service", "s", "username", "u"]).stdout == "pw")
     }
+
+    @Test("`latchkey unlock` on a terminal asks twice for the passphrase that creates the keychain")
+    func theTerminalUnlockAsksTwice() throws {
+        let agent = try AgentHarness(arguments: ["--kdf-cost", "testing"], keychainExists: false)
+        let mismatch = try PseudoTerminalSession(
+            executable: BuiltExecutable.latchkey,
+            arguments: ["unlock"],
+            environment: agent.environment
+        )
+        #expect(mismatch.waitFor("New passphrase"))
+        mismatch.send("one\n")
+        #expect(mismatch.waitFor("Repeat passphrase"))
+        mismatch.send("two\n")
+        let refused = mismatch.finish()
+        #expect(refused.status != 0)
+        #expect(refused.transcript.contains("do not match"), "\(refused.transcript)")
+
+        let session = try PseudoTerminalSession(
+            executable: BuiltExecutable.latchkey,
+            arguments: ["unlock"],
+            environment: agent.environment
+        )
+        #expect(session.waitFor("New passphrase"))
+        session.send(Self.passphrase + "\n")
+        #expect(session.waitFor("Repeat passphrase"))
+        session.send(Self.passphrase + "\n")
+        let finished = session.finish()
+        #expect(finished.status == 0, "\(finished.transcript)")
+        #expect(try agent.latchkey(["lock"]).status == 0)
+        let unlocked = try agent.latchkey(["unlock", "--passphrase-stdin"], input: Self.passphrase)
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+    }
 }

@@ -15,7 +15,12 @@ struct AgentCommand: ParsableCommand {
             processes of other users are disconnected. It starts locked (unless its own environment names a \
             credential): run `latchkey unlock` once. Each client gets the access groups of its executable (its \
             file name, plus those granted with `latchkey access grant`). When the socket is ready the agent \
-            prints one line, "ready <socket>", on standard output. SIGTERM, SIGINT or SIGHUP stop it and remove \
+            prints one line, "ready <socket>", on standard output. With --secret-service it also owns \
+            org.freedesktop.secrets ("secret-service ready org.freedesktop.secrets"); when that name is taken it \
+            says who holds it and exits 1. --replace takes the name from its owner unless that provider has an \
+            unlocked collection (then it refuses, exit 1; --replace-unlocked replaces anyway) or does not allow \
+            replacement (gnome-keyring: stop it first); an agent replaced later prints "secret-service lost \
+            org.freedesktop.secrets" and keeps serving its socket. SIGTERM, SIGINT or SIGHUP stop it and remove \
             the socket. It refuses to start (exit 1) when another agent runs on the socket. The agent always \
             runs in the foreground for now (--foreground is accepted for scripts and systemd units); use the \
             systemd user units in contrib/systemd or your session's autostart to run it in the background. \
@@ -45,6 +50,20 @@ struct AgentCommand: ParsableCommand {
         help: "Also own org.freedesktop.secrets on the session bus (docs/secret-service.md)."
     )
     var secretService = false
+    @Flag(
+        name: .customLong("replace"),
+        help: ArgumentHelp(
+            "Take org.freedesktop.secrets from its current owner (implies --secret-service); refused while that "
+                + "provider has an unlocked collection, or when it does not allow replacement (gnome-keyring: stop "
+                + "it first). See docs/install.md."
+        )
+    )
+    var replace = false
+    @Flag(
+        name: .customLong("replace-unlocked"),
+        help: "Like --replace, even when the current owner is unlocked (its session's secrets become locked)."
+    )
+    var replaceUnlocked = false
     @Option(
         name: .customLong("secret-service-access"),
         help: ArgumentHelp(
@@ -118,7 +137,13 @@ struct AgentCommand: ParsableCommand {
             }
             _ = try AgentServer.runUntilTerminated(configuration) { server in
                 FileHandle.standardOutput.write(Data("ready \(server.socketPath)\n".utf8))
-                if secretService { AgentSecretService.start(server, access: secretServiceAccess) }
+                if secretService || replace || replaceUnlocked {
+                    AgentSecretService.start(
+                        server,
+                        access: secretServiceAccess,
+                        takeover: replaceUnlocked ? .evenUnlocked : replace ? .whenLocked : .none
+                    )
+                }
             }
         }
     }
@@ -180,7 +205,21 @@ struct UnlockAgent: ParsableCommand {
                         "No terminal to ask for the passphrase on: use --passphrase-stdin or --key-file."
                     )
                 }
-                credential = .passphrase(try Terminal.readSecret(prompt: "Passphrase for \(agent.welcome.keychain): "))
+                let keychainPath = agent.welcome.keychain
+                let waiting =
+                    (try? KeychainStore.open(
+                        path: keychainPath,
+                        credentials: [],
+                        createIfMissing: false,
+                        options: KeychainStore.Options(readOnly: true)
+                    ).isWaitingForFirstUnlock) ?? false
+                if waiting {
+                    // The first unlock creates the keychain with this passphrase: ask twice (docs/install.md).
+                    FileHandle.standardError.write(Data("There is no keychain yet: this creates it.\n".utf8))
+                    credential = .passphrase(try Terminal.newPassphrase(for: keychainPath))
+                } else {
+                    credential = .passphrase(try Terminal.readSecret(prompt: "Passphrase for \(keychainPath): "))
+                }
             }
             _ = try agent.perform(.unlock(credential))
         }
