@@ -47,7 +47,16 @@ struct AgentConnection: Sendable {
             } catch {
                 if case .tooLarge = error {
                     logger.warning("connection closed: frame too large", metadata: ["pid": "\(peer.process)"])
-                    reply(.failure(KeychainError(.param, "The request is larger than the agent accepts (16 MiB).")))
+                    let limit = ItemSizeLimit.grouped(AgentFrame.maximumLength)
+                    reply(
+                        .failure(
+                            KeychainError(
+                                .param,
+                                "The request is larger than the agent accepts (\(limit) bytes); send fewer or "
+                                    + "smaller values in one call."
+                            )
+                        )
+                    )
                 } else if error != .closed {
                     logger.info("connection ended", metadata: ["pid": "\(peer.process)", "reason": "\(error)"])
                 }
@@ -211,6 +220,7 @@ struct AgentConnection: Sendable {
                 server.store.lock()
                 throw error
             }
+            if case .unlock(.passphrase(let passphrase)) = operation { server.notePassphraseUnlock(passphrase) }
             return outcome
         case .lockState, .accessGroups:
             return try store.perform(operation)
@@ -235,22 +245,34 @@ struct AgentConnection: Sendable {
     @discardableResult
     private func reply(_ result: Result<KeychainOutcome, KeychainError>) -> Bool {
         do {
-            let payload: Data
+            var payload: Data
             do {
                 payload = try KeychainWireCodec.encode(result)
             } catch {
                 payload = try KeychainWireCodec.encode(.failure(error))
             }
-            try send(payload)
+            if payload.count > AgentFrame.maximumAnswerLength {
+                payload = try KeychainWireCodec.encode(
+                    .failure(
+                        KeychainError(
+                            .param,
+                            "The answer is \(ItemSizeLimit.grouped(payload.count)) bytes, more than the agent sends in "
+                                + "one answer (\(ItemSizeLimit.grouped(AgentFrame.maximumAnswerLength)) bytes); ask "
+                                + "for fewer items at once or for their attributes without their data."
+                        )
+                    )
+                )
+            }
+            try send(payload, limit: AgentFrame.maximumAnswerLength)
             return true
         } catch {
             return false
         }
     }
 
-    private func send(_ payload: Data) throws(KeychainError) {
+    private func send(_ payload: Data, limit: Int = AgentFrame.maximumLength) throws(KeychainError) {
         do {
-            try AgentFrame.write(payload, to: descriptor)
+            try AgentFrame.write(payload, to: descriptor, limit: limit)
         } catch {
             throw KeychainError(.io, "The client went away: \(error).")
         }

@@ -217,6 +217,7 @@ extension AgentServer {
             store.lock()
             throw error
         }
+        notePassphraseUnlock(passphrase)
     }
 
     /// Asks the user for the keychain passphrase through the prompter and unlocks the keychain with it (a

@@ -39,7 +39,7 @@ struct AgentInProcessService: KeychainService {
     func perform(_ operation: KeychainOperation) throws(KeychainError) -> KeychainOutcome {
         let memory = server.ledgerMemory
         switch operation {
-        case .lockState, .accessGroups:
+        case .lockState, .accessGroups, .changeCounter:
             return try store.perform(operation)
         case .find, .exists:
             if let refusal = memory.refusal { throw refusal }

@@ -57,6 +57,8 @@ public final class AgentServer: Sendable {
     /// `AgentFrame.largeBuffersReleased` when free memory was last returned to the system.
     private let trimmedLargeBuffers = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    /// Called with the passphrase after each unlock by passphrase (`onPassphraseUnlock(_:)`).
+    private let passphraseUnlockHandlers = Mutex<[@Sendable (SecretData) -> Void]>([])
 
     private init(
         configuration: AgentConfiguration,
@@ -169,6 +171,25 @@ public final class AgentServer: Sendable {
             return try KeychainStore.openWaitingForFirstUnlock(path: path, options: configuration.storeOptions)
         }
         return try KeychainStore.open(path: path, options: configuration.storeOptions)
+    }
+
+    /// Registers `handler`, called on a thread of its own after every successful unlock by passphrase (from a
+    /// client's `unlock` or the prompter's), with that passphrase: the CLI offers the import of gnome-keyring's
+    /// keyrings there, as gnome-keyring's successor should at the first login (docs/install.md).
+    public func onPassphraseUnlock(_ handler: @escaping @Sendable (SecretData) -> Void) {
+        passphraseUnlockHandlers.withLock { $0.append(handler) }
+    }
+
+    /// Runs the `onPassphraseUnlock(_:)` handlers for an unlock with `passphrase`, off the unlocking thread so
+    /// that the client's answer does not wait for them.
+    func notePassphraseUnlock(_ passphrase: SecretData) {
+        let handlers = passphraseUnlockHandlers.withLock { $0 }
+        guard !handlers.isEmpty else { return }
+        let thread = Thread {
+            for handler in handlers { handler(passphrase) }
+        }
+        thread.name = "latchkey-agent-after-unlock"
+        thread.start()
     }
 
     /// Takes the exclusive `flock` on `<keychain>.agent.lock` (beside the file, as `<keychain>.tokens.lock`),

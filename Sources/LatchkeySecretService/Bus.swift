@@ -41,6 +41,7 @@ final class Bus: @unchecked Sendable {
     private var bus: OpaquePointer?
     private weak var handler: (any BusHandler)?
     private var disconnected: ((String) -> Void)?
+    private var lost: (() -> Void)?
     private var woken: (() -> Void)?
     /// Work handed to the bus thread by other threads (`perform`), run after the next wake.
     private let queued = Mutex<[() -> Void]>([])
@@ -126,18 +127,82 @@ final class Bus: @unchecked Sendable {
         try Self.check(status, "serve \(prefix)")
     }
 
-    /// Claims the well-known `name`.
+    /// What became of a `requestName`.
+    enum NameRequest: Equatable {
+        /// This connection owns the name now.
+        case owned
+        /// Another connection owns it and keeps it (it did not allow replacement, or `replacing` was false).
+        case taken
+    }
+
+    /// Claims the well-known `name` at once or not at all: never queued behind its owner, so the service is
+    /// either the name's owner or refused (it never answers for the name later, half-way through a start).
     ///
-    /// - Throws: `SecretServiceError.failed` saying who to stop when another connection owns it.
-    func requestName(_ name: String) throws(SecretServiceError) {
-        let status = name.withCString { sd_bus_request_name(bus, $0, 0) }
-        if status == -EEXIST {
-            throw .failed(
-                "\(name) is already owned on this session bus (gnome-keyring, KWallet, KeePassXC or another "
-                    + "latchkey agent): stop it first."
-            )
-        }
+    /// Latchkey requests the name with `ALLOW_REPLACEMENT`, so that a later `latchkey agent --replace` can
+    /// take it over; with `replacing`, the request also carries `REPLACE_EXISTING`, which takes the name
+    /// from an owner that allowed replacement (gnome-keyring does not: it stays the owner).
+    ///
+    /// - Throws: `SecretServiceError.failed` when the bus refuses the request for another reason.
+    func requestName(_ name: String, replacing: Bool) throws(SecretServiceError) -> NameRequest {
+        // sd-bus's flags: REPLACE_EXISTING 1, ALLOW_REPLACEMENT 2, QUEUE 4 (not set: DBUS_NAME_FLAG_DO_NOT_QUEUE).
+        let flags: UInt64 = replacing ? 3 : 2
+        let status = name.withCString { sd_bus_request_name(bus, $0, flags) }
+        if status == -EEXIST { return .taken }
         try Self.check(status, "claim \(name)")
+        return .owned
+    }
+
+    /// Calls `member` on `destination` and returns the reply's values (a client call, made before `run()` or
+    /// on the bus thread).
+    ///
+    /// - Throws: `SecretServiceError` with the peer's error name and message, or `failed` when the call
+    ///   cannot be made or no reply comes within `timeout` seconds.
+    func call(
+        _ destination: String,
+        path: String,
+        interface: String,
+        member: String,
+        arguments: [BusValue] = [],
+        timeout: Double = 5
+    ) throws(SecretServiceError) -> [BusValue] {
+        var call: OpaquePointer?
+        try Self.check(
+            sd_bus_message_new_method_call(bus, &call, destination, path, interface, member),
+            "call \(member) on \(destination)"
+        )
+        guard let call else { throw .failed("sd-bus made no method call.") }
+        defer { sd_bus_message_unref(call) }
+        try BusMessage(pointer: call).append(arguments)
+        var reply: OpaquePointer?
+        var error = sd_bus_error()
+        defer { sd_bus_error_free(&error) }
+        let status = sd_bus_call(bus, call, UInt64(timeout * 1_000_000), &error, &reply)
+        guard status >= 0, let reply else {
+            if let name = error.name {
+                throw SecretServiceError(name: String(cString: name), error.message.map { String(cString: $0) } ?? "")
+            }
+            throw .failed("Cannot call \(member) on \(destination): \(String(cString: strerror(-status))).")
+        }
+        defer { sd_bus_message_unref(reply) }
+        return try BusMessage(pointer: reply).readAll()
+    }
+
+    /// Calls `body` on the bus thread when this connection loses the well-known `name` (the bus daemon's
+    /// `NameLost`: another connection replaced it).
+    func onNameLost(_ name: String, _ body: @escaping () -> Void) throws(SecretServiceError) {
+        lost = body
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let rule =
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameLost',"
+            + "arg0='\(name)'"
+        let status = rule.withCString { sd_bus_add_match(bus, nil, $0, Bus.nameLost, context) }
+        try Self.check(status, "watch for the loss of \(name)")
+    }
+
+    private static let nameLost: sd_bus_message_handler_t = { _, context, _ in
+        guard let context else { return 0 }
+        Unmanaged<Bus>.fromOpaque(context).takeUnretainedValue().lost?()
+        return 0
     }
 
     /// Calls `body` with the unique name of each connection that leaves the bus (the bus daemon's

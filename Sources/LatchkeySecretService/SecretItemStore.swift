@@ -246,7 +246,7 @@ struct SecretItemStore: SecretItemStoring {
     // MARK: The collection registry
 
     /// The registry item's `vwht`: not a digest, so never an item's.
-    private static let registryHint = "secret-service:collections"
+    static let registryHint = "secret-service:collections"
 
     /// The collections and aliases beyond `login` and `session` (empty when none was ever saved).
     func loadCollections() throws(KeychainError) -> SecretCollections {

@@ -40,6 +40,8 @@ public final class SecretService: @unchecked Sendable {
     let sessionItems = SessionItemStore()
     /// The collections and aliases read from the keychain, once it was unlocked (`collections`).
     var knownCollections: SecretCollections?
+    /// The keychain's change counter when the collections were last checked (`forgetCollectionsChangedElsewhere`).
+    var knownChangeCounter: Int64?
     var sessionOrder: [String] = []
     /// The `Locked` value clients last heard.
     var announcedLocked = true
@@ -52,19 +54,39 @@ public final class SecretService: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// Whether `start` takes `org.freedesktop.secrets` from the connection that owns it.
+    public enum Takeover: Sendable, Hashable {
+        /// Never: an owned name is refused (the message names the owner and the next step).
+        case none
+        /// Replace an owner whose collections are all locked (`latchkey agent --replace`); refuse while any
+        /// is unlocked, or when its lock state cannot be read.
+        case whenLocked
+        /// Replace the owner whatever its lock state (`latchkey agent --replace-unlocked`).
+        case evenUnlocked
+    }
+
     /// Connects to the session bus at `address`, claims `org.freedesktop.secrets` and starts answering
     /// on the bus thread.
+    ///
+    /// The name is requested with `ALLOW_REPLACEMENT` (a later `latchkey agent --replace` may take it) and
+    /// never queued: the service owns the name when this returns, or it throws. When another connection
+    /// replaces it later, the service logs it and calls `nameLost`; the agent keeps serving its socket.
     ///
     /// - Parameters:
     ///   - backend: The agent's keychain and lock state.
     ///   - address: The bus address (`$DBUS_SESSION_BUS_ADDRESS`).
     ///   - logger: Where diagnostics go (never secrets or attribute values).
+    ///   - takeover: Whether to replace the name's current owner (`Takeover`).
+    ///   - nameLost: Called on the bus thread with the new owner (when known) once the name is lost.
     /// - Returns: The running service; keep it for the agent's lifetime.
-    /// - Throws: `SecretServiceError.failed` when the bus cannot be reached or another process owns the name.
+    /// - Throws: `SecretServiceError.failed` when the bus cannot be reached, or another process owns the name
+    ///   and keeps it (the message says who and what to do).
     public static func start(
         backend: SecretServiceBackend,
         address: String,
-        logger: Logger = Logger(label: "latchkey.secret-service")
+        logger: Logger = Logger(label: "latchkey.secret-service"),
+        takeover: Takeover = .none,
+        nameLost: (@Sendable (SecretServiceOwner?) -> Void)? = nil
     ) throws(SecretServiceError) -> SecretService {
         let bus = try Bus(address: address, logger: logger)
         let service = SecretService(backend: backend, bus: bus, logger: logger)
@@ -79,10 +101,33 @@ public final class SecretService: @unchecked Sendable {
             let stream = updates()
             Task { for await _ in stream { bus.wake() } }
         }
-        try bus.requestName(busName)
+        try bus.onNameLost(busName) { [weak bus] in
+            let owner = bus.flatMap { SecretServiceOwner.lookup(on: $0, collections: false) }
+            logger.warning(
+                "secret service: another connection replaced this agent on the bus name; it keeps serving its socket",
+                metadata: ["name": "\(busName)", "owner": "\(owner?.summary ?? "unknown")"]
+            )
+            nameLost?(owner)
+        }
+        try claimName(on: bus, takeover: takeover)
         bus.run()
         logger.info("secret service started", metadata: ["name": "\(busName)"])
         return service
+    }
+
+    /// Requests the bus name, first checking the lock state of the owner it would replace.
+    private static func claimName(on bus: Bus, takeover: Takeover) throws(SecretServiceError) {
+        if takeover == .whenLocked, let owner = SecretServiceOwner.lookup(on: bus, collections: true) {
+            guard owner.collections != nil else { throw .failed(owner.unknownLockRefusal) }
+            guard owner.unlockedCollections.isEmpty else { throw .failed(owner.unlockedRefusal) }
+        }
+        guard try bus.requestName(busName, replacing: takeover != .none) == .owned else {
+            let owner = SecretServiceOwner.lookup(on: bus, collections: false)
+            throw .failed(
+                owner?.takenMessage(replacing: takeover != .none)
+                    ?? "\(busName) is owned by another connection on this session bus: stop it first."
+            )
+        }
     }
 
     /// The address of the session bus in `environment`.
@@ -161,6 +206,7 @@ public final class SecretService: @unchecked Sendable {
 extension SecretService: BusHandler {
     func handle(_ call: BusCall, on bus: Bus) throws(SecretServiceError) -> [BusValue] {
         backend.willHandleRequest()
+        forgetCollectionsChangedElsewhere()
         let object = resolve(call.path)
         switch call.interface {
         case "org.freedesktop.DBus.Introspectable":

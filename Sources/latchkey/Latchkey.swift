@@ -35,6 +35,8 @@ struct LatchkeyCommand: ParsableCommand {
             Export.self, Import.self, ErrorCommand.self,
             GitCredential.self,
             AgentCommand.self, UnlockAgent.self, LockAgent.self, AccessCommand.self,
+            Doctor.self,
+            PamUnlock.self, PamPasswd.self,
             Debug.self,
         ]
     )
@@ -52,10 +54,30 @@ struct LatchkeyCommand: ParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let status = FastPath.run(arguments) { Glibc.exit(status) }
         if let unknown = unknownCommand(arguments) {
-            warn("unknown command '\(unknown)'. See 'latchkey --help' for the list of commands.")
+            let message = "unknown command '\(unknown)'. See 'latchkey --help' for the list of commands."
+            if ErrorReport.json {
+                ErrorReport.write(ErrorReport.json(code: .param, message: message, exitStatus: ExitStatus.usage))
+            } else {
+                warn(message)
+            }
             Glibc.exit(ExitStatus.usage)
         }
-        main(TrailingKeychain.rewrite(rewritingPromptFlags(arguments)))
+        run(TrailingKeychain.rewrite(rewritingPromptFlags(arguments)))
+    }
+
+    /// ArgumentParser's `main(_:)`, except that with `--json` a usage error is written as a JSON object
+    /// (`ErrorReport.writeParserError`) instead of its text; the exit status is the same.
+    static func run(_ arguments: [String]) {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            ProgressBar.current?.finish()
+            if ErrorReport.json, let status = ErrorReport.writeParserError(error) {
+                Glibc.exit(status)
+            }
+            exit(withError: error)
+        }
     }
 
     /// The command words of `arguments` that name no command, as typed (`nosuch`, `access nosuch`), or `nil`.

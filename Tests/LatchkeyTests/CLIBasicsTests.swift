@@ -202,7 +202,7 @@ struct CLIBasicsTests {
         )
         #expect(!found.timedOut, "it fails at once instead of waiting for a passphrase")
         #expect(found.status == 1, "stderr: \(found.stderr)")
-        #expect(found.stderr.contains("-25307"), "a read never creates the keychain: \(found.stderr)")
+        #expect(found.stderr.contains("-25294"), "a read never creates the keychain: \(found.stderr)")
         #expect(found.stderr.contains("latchkey create-keychain"), "the message says how: \(found.stderr)")
         #expect(
             !FileManager.default.fileExists(atPath: keychain.path),

@@ -165,7 +165,7 @@ struct CLIKeychainCommandTests {
 
         let again = try CLIRunner.latchkey(["delete-keychain", "gone"], environment: environment)
         #expect(again.status == 1)
-        #expect(again.stderr.contains("-25307"), "\(again.stderr)")
+        #expect(again.stderr.contains("-25294"), "\(again.stderr)")
     }
 
     @Test func deleteKeychainLeavesOtherFilesAlone() throws {

@@ -42,7 +42,9 @@ struct CLINewUserTests {
         let missing = directory + "/x.keychain-db"
         let named = try CLIRunner.latchkey(command + ["-k", missing], environment: environment, input: "p\n")
         #expect(named.status == 1, "\(command): \(named.stderr)")
-        #expect(named.stderr.contains("OSStatus -25307"), "\(command): \(named.stderr)")
+        // With --json the error is a JSON object (docs/cli.md, "Errors and exit status").
+        let code = { (status: Int) in ["OSStatus \(status)", "\"status\":\(status)"] }
+        #expect(code(-25294).contains { named.stderr.contains($0) }, "a named keychain: \(command): \(named.stderr)")
         #expect(named.stderr.contains(missing), "the message names the file: \(named.stderr)")
         #expect(
             named.stderr.contains("latchkey create-keychain \(missing)"),
@@ -57,7 +59,7 @@ struct CLINewUserTests {
 
         let defaultKeychain = try CLIRunner.latchkey(command, environment: environment, input: "p\n")
         #expect(defaultKeychain.status == 1, "\(command): \(defaultKeychain.stderr)")
-        #expect(defaultKeychain.stderr.contains("OSStatus -25307"), "\(command): \(defaultKeychain.stderr)")
+        #expect(code(-25307).contains { defaultKeychain.stderr.contains($0) }, "\(command): \(defaultKeychain.stderr)")
         #expect(
             !FileManager.default.fileExists(atPath: dataDirectory(keychain)),
             "a read does not create even the default keychain"
@@ -111,7 +113,7 @@ struct CLINewUserTests {
         ] {
             let refused = try CLIRunner.latchkey(arguments + ["-k", other], environment: environment)
             #expect(refused.status == 1, "\(arguments): \(refused.stderr)")
-            #expect(refused.stderr.contains("OSStatus -25307"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("OSStatus -25294"), "\(refused.stderr)")
             #expect(refused.stderr.contains("latchkey create-keychain \(other)"), "\(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: keychain.directory + "/elsewhere"))
         }
@@ -149,7 +151,7 @@ struct CLINewUserTests {
             input: "archive pass\n"
         )
         #expect(refused.status == 1, "\(refused.stderr)")
-        #expect(refused.stderr.contains("OSStatus -25307"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("OSStatus -25294"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: keychain.directory + "/new"))
     }
 
@@ -285,7 +287,11 @@ struct CLINewUserTests {
         let keychain = TemporaryKeychain()
         let result = try CLIRunner.latchkey(arguments, environment: bareEnvironment(keychain))
         #expect(result.status == 1, "\(arguments): \(result.stderr)")
-        #expect(result.stderr.contains("OSStatus -50"), "\(arguments): \(result.stderr)")
+        // With --json the error is a JSON object (docs/cli.md, "Errors and exit status").
+        #expect(
+            result.stderr.contains("OSStatus -50") || result.stderr.contains("\"status\":-50"),
+            "\(arguments): \(result.stderr)"
+        )
         #expect(!FileManager.default.fileExists(atPath: dataDirectory(keychain) + "/.keychain-db"))
         #expect(!FileManager.default.fileExists(atPath: dataDirectory(keychain) + "/keychains.json"))
     }

@@ -222,7 +222,7 @@ struct CLISecurityCommandTests {
         #expect(dump.stdout.contains("\"svc\""))
         let elsewhere = try CLIRunner.latchkey(["dump-keychain"], environment: environment)
         #expect(elsewhere.status == 1)
-        #expect(elsewhere.stderr.contains("-25307"))
+        #expect(elsewhere.stderr.contains("-25294"), "named by LATCHKEY_KEYCHAIN: \(elsewhere.stderr)")
     }
 
     @Test func dumpKeychainRawAndAccess() throws {

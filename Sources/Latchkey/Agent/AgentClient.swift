@@ -129,11 +129,62 @@ public final class AgentClient: KeychainService {
 
     /// Sends `operation` to the agent and returns its answer.
     ///
-    /// - Throws: The operation's `KeychainError` as the agent's core threw it, or `notAvailable` when the
-    ///   agent cannot be reached.
+    /// Items over the item limit are refused here with the engine's error (`ItemSizeLimit`), so that they are
+    /// answered as in process, never by the frame limit. A batch of adds and restores (an archive's
+    /// `import`) larger than one frame is sent as several batches, each all or nothing.
+    ///
+    /// - Throws: The operation's `KeychainError` as the agent's core threw it; `param` (-50) for an item over
+    ///   the item limit or another request over the frame limit; `notAvailable` when the agent cannot be
+    ///   reached.
     public func perform(_ operation: KeychainOperation) throws(KeychainError) -> KeychainOutcome {
+        try ItemSizeLimit.check(operation)
         let request = try KeychainWireCodec.encode(operation)
-        let repeatable = operation.isRepeatable
+        guard request.count <= AgentFrame.maximumLength else {
+            if case .batch(let operations) = operation, operations.count > 1,
+                operations.allSatisfy(\.isInsertion)
+            {
+                return try performSplit(operations)
+            }
+            throw KeychainError(
+                .param,
+                "The request is \(ItemSizeLimit.grouped(request.count)) bytes; the agent accepts at most "
+                    + "\(ItemSizeLimit.grouped(AgentFrame.maximumLength)) bytes in one request. Send fewer or "
+                    + "smaller values in one call."
+            )
+        }
+        return try send(request, repeatable: operation.isRepeatable)
+    }
+
+    /// Sends the adds and restores of a batch too large for one frame as consecutive batches that each fit
+    /// (each all or nothing), and answers with every outcome in order.
+    private func performSplit(_ operations: [KeychainOperation]) throws(KeychainError) -> KeychainOutcome {
+        var outcomes: [KeychainOutcome] = []
+        var part: [KeychainOperation] = []
+        var partBytes = 0
+        // Each operation's own encoding, plus the batch's few bytes of framing, is what it adds to a batch.
+        let budget = AgentFrame.maximumLength - 64
+        func flush() throws(KeychainError) {
+            guard !part.isEmpty else { return }
+            let request = try KeychainWireCodec.encode(.batch(part))
+            guard case .batch(let answered) = try send(request, repeatable: false) else {
+                throw KeychainOutcome.mismatch("a batch answer")
+            }
+            outcomes += answered
+            part = []
+            partBytes = 0
+        }
+        for operation in operations {
+            let bytes = try KeychainWireCodec.encode(operation).count + 16
+            if partBytes + bytes > budget { try flush() }
+            part.append(operation)
+            partBytes += bytes
+        }
+        try flush()
+        return .batch(outcomes)
+    }
+
+    /// Sends one encoded request and reads its answer, reconnecting once as the type's summary says.
+    private func send(_ request: Data, repeatable: Bool) throws(KeychainError) -> KeychainOutcome {
         let reply = try connection.withLock { (descriptor: inout Int32) throws(KeychainError) -> Data in
             var reconnected = false
             while true {
@@ -150,7 +201,7 @@ public final class AgentClient: KeychainService {
                     throw lost(error)
                 }
                 do throws(AgentFrame.Failure) {
-                    return try AgentFrame.read(from: descriptor)
+                    return try AgentFrame.read(from: descriptor, limit: AgentFrame.maximumAnswerLength)
                 } catch {
                     close(descriptor)
                     descriptor = -1
@@ -236,6 +287,14 @@ public final class AgentClient: KeychainService {
 }
 
 extension KeychainOperation {
+    /// Whether the operation only adds items (what a batch split over several frames may hold).
+    var isInsertion: Bool {
+        switch self {
+        case .add, .addAll, .restore: true
+        default: false
+        }
+    }
+
     /// Whether repeating the operation after its answer was lost cannot change anything twice.
     var isRepeatable: Bool {
         switch self {

@@ -9,12 +9,21 @@ import Glibc
 /// The agent protocol's framing on a Unix stream socket: a 4-byte big-endian length, then that many
 /// bytes (a `KeychainWireCodec` frame, or a handshake frame).
 ///
-/// Frames longer than `maximumLength` (16 MiB) are refused before anything is allocated for them, and a
-/// frame's buffer grows only as its bytes arrive. Sends
+/// Requests longer than `maximumLength` (19 MiB, derived from `ItemSizeLimit`) are refused before anything
+/// is allocated for them, and a frame's buffer grows only as its bytes arrive. Answers (which the client
+/// reads from its own user's agent) may be up to `maximumAnswerLength`: a find of every item may return
+/// many items at the item limit. Sends
 /// use `MSG_NOSIGNAL`, so a peer that went away is an `EPIPE` failure, never a `SIGPIPE`.
 package enum AgentFrame {
-    /// The largest frame either side accepts: 16 MiB.
-    package static let maximumLength = 16 << 20
+    /// The largest request the agent accepts (and the default limit of `read` and `write`): room for two items
+    /// at the item limit (`ItemSizeLimit.maximumItemBytes`: `updateFirstOrAdd`, the typed API's `set`, carries
+    /// the item's secret in its changes and in the item to add) plus 1 MiB for the query, attribute names and
+    /// the encoding; 19 MiB.
+    package static let maximumLength = 2 * ItemSizeLimit.maximumItemBytes + (1 << 20)
+
+    /// The largest answer the agent sends and its client reads: 1 GiB (several items at the limit; a larger
+    /// answer is replaced by a `param` error asking for fewer items).
+    package static let maximumAnswerLength = 1 << 30
 
     /// Why a frame could not be read or written.
     package enum Failure: Error, Equatable, CustomStringConvertible {
@@ -22,7 +31,7 @@ package enum AgentFrame {
         case closed
         /// The peer closed the connection in the middle of a frame.
         case truncated
-        /// The announced length is over `maximumLength`.
+        /// The announced length is over the limit (`maximumLength` unless the caller gave another).
         case tooLarge(Int)
         /// A system call failed with this `errno` (`EPIPE` and `ECONNRESET` when the peer went away).
         case system(Int32)
@@ -41,7 +50,7 @@ package enum AgentFrame {
             switch self {
             case .closed: "the connection was closed"
             case .truncated: "the connection was closed in the middle of a frame"
-            case .tooLarge(let length): "a frame of \(length) bytes is over the limit of \(AgentFrame.maximumLength)"
+            case .tooLarge(let length): "a frame of \(length) bytes is over the limit"
             case .system(let code): String(cString: strerror(code))
             }
         }
@@ -49,8 +58,11 @@ package enum AgentFrame {
 
     /// Writes one frame, the length prefix and `payload`, with one `sendmsg` (two iovecs: no copy of the
     /// payload, one system call and one wake-up of the peer in the usual case).
-    package static func write(_ payload: Data, to descriptor: Int32) throws(Failure) {
-        guard payload.count <= maximumLength else { throw .tooLarge(payload.count) }
+    ///
+    /// - Parameter limit: The longest payload sent (`maximumLength`; the agent's answers `maximumAnswerLength`).
+    /// - Throws: `.tooLarge` (nothing sent) for a payload over `limit`; `.system` for an I/O error.
+    package static func write(_ payload: Data, to descriptor: Int32, limit: Int = maximumLength) throws(Failure) {
+        guard payload.count <= limit else { throw .tooLarge(payload.count) }
         var header = UInt32(payload.count).bigEndian
         let result = withUnsafeBytes(of: &header) { header in
             payload.withUnsafeBytes { body in sendFrame(header: header, body: body, to: descriptor) }
@@ -62,16 +74,22 @@ package enum AgentFrame {
     /// when the `Data` is released (a payload may hold a secret).
     ///
     /// The buffer grows as the bytes arrive (from `initialCapacity`, doubling, up to the announced length),
-    /// never to the announced length up front: a peer that announces 16 MiB and sends a few bytes holds a
+    /// never to the announced length up front: a peer that announces 19 MiB and sends a few bytes holds a
     /// few bytes of the reader's memory. Each buffer given up while growing, and the buffer of a frame that
     /// fails, is zeroed (the bytes received) before it is freed.
     ///
     /// - Parameter seconds: The time the whole frame may take to arrive, or `nil` for no limit (the agent
     ///   gives a client's hello a short one).
+    /// - Parameter limit: The longest payload accepted (`maximumLength`; the client reads answers with
+    ///   `maximumAnswerLength`).
     /// - Throws: `.closed` when the peer ended the connection between frames, `.truncated` inside one,
-    ///   `.tooLarge` for a length over the limit (nothing more is read), `.system(ETIMEDOUT)` when `seconds`
+    ///   `.tooLarge` for a length over `limit` (nothing more is read), `.system(ETIMEDOUT)` when `seconds`
     ///   passed, `.system` for another I/O error.
-    package static func read(from descriptor: Int32, within seconds: TimeInterval? = nil) throws(Failure) -> Data {
+    package static func read(
+        from descriptor: Int32,
+        within seconds: TimeInterval? = nil,
+        limit: Int = maximumLength
+    ) throws(Failure) -> Data {
         let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int64(max($0, 0) * 1000)) }
         var header: UInt32 = 0
         let headerResult = withUnsafeMutableBytes(of: &header) { raw in
@@ -79,7 +97,7 @@ package enum AgentFrame {
         }
         try headerResult.get()
         let length = Int(UInt32(bigEndian: header))
-        guard length <= maximumLength else { throw .tooLarge(length) }
+        guard length <= limit else { throw .tooLarge(length) }
         guard length > 0 else { return Data() }
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(length, initialCapacity), alignment: 16)
         var filled = 0

@@ -100,14 +100,18 @@ public struct KeychainArchive: Sendable, Hashable {
     /// - Returns: The archive file's bytes.
     /// - Throws: `KeychainError.Code.param` for an empty passphrase; `.internal` if the crypto backend fails.
     public func sealed(passphrase: SecretData, cost: KDFCost = .standard) throws(KeychainError) -> Data {
-        var plaintext = try encodedPayload()
-        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
-        return try Self.sealed(payload: plaintext, passphrase: passphrase, cost: cost)
+        var writer = KeychainArchiveWriter(created: created)
+        for item in items { try writer.append(item) }
+        return try writer.sealed(passphrase: passphrase, cost: cost)
     }
 
     /// Encrypts an encoded payload (the JSON document) into an archive file: `sealed(passphrase:cost:)`'s
     /// container, for any payload (tests write version 1 documents with it).
-    static func sealed(payload plaintext: Data, passphrase: SecretData, cost: KDFCost) throws(KeychainError) -> Data {
+    static func sealed(
+        payload plaintext: some DataProtocol,
+        passphrase: SecretData,
+        cost: KDFCost
+    ) throws(KeychainError) -> Data {
         guard !passphrase.isEmpty else { throw KeychainError(.param, "The archive passphrase must not be empty.") }
         let parameters = cost.parameters()
         let encodedParameters = parameters.encoded
@@ -121,7 +125,10 @@ public struct KeychainArchive: Sendable, Hashable {
             let key = try parameters.deriveKey(from: passphrase)
             return try AEAD.seal(plaintext, key: key, context: header)
         }
-        return header + sealed
+        var file = Data(capacity: header.count + sealed.count)
+        file.append(header)
+        file.append(sealed)
+        return file
     }
 
     /// Decrypts an archive made by `sealed(passphrase:cost:)`.
@@ -183,16 +190,6 @@ public struct KeychainArchive: Sendable, Hashable {
         var f: Double?
         var t: Double?
 
-        init(_ value: AttributeValue) {
-            switch value {
-            case .string(let text): s = text
-            case .data(let bytes): b = bytes.base64EncodedString()
-            case .number(let number): n = number
-            case .double(let number): f = number
-            case .date(let date): t = date.timeIntervalSinceReferenceDate
-            }
-        }
-
         var value: AttributeValue? {
             if let s { return .string(s) }
             if let b { return Data(base64Encoded: b).map { .data($0) } }
@@ -200,31 +197,6 @@ public struct KeychainArchive: Sendable, Hashable {
             if let f { return .double(f) }
             if let t { return .date(Date(timeIntervalSinceReferenceDate: t)) }
             return nil
-        }
-    }
-
-    private func encodedPayload() throws(KeychainError) -> Data {
-        let payload = Payload(
-            format: "latchkey-archive",
-            version: Self.payloadVersion,
-            created: created.timeIntervalSince1970,
-            items: items.map { item in
-                PayloadItem(
-                    class: item.itemClass.rawValue,
-                    attributes: Dictionary(
-                        uniqueKeysWithValues: item.attributes.map { ($0.key.rawValue, PayloadValue($0.value)) }
-                    ),
-                    data: item.data?.data.base64EncodedString(),
-                    tags: item.searchTags.isEmpty ? nil : item.searchTags
-                )
-            }
-        )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        do {
-            return try encoder.encode(payload)
-        } catch {
-            throw KeychainError(.internal, "The archive could not be encoded.", underlying: "\(type(of: error))")
         }
     }
 

@@ -41,6 +41,9 @@ public struct KeychainError: Error, Sendable, Equatable, CustomStringConvertible
         public static let readOnly = Code(rawValue: -25292)
         /// `errSecAuthFailed` (-25293): the user name or passphrase you entered is not correct.
         public static let authFailed = Code(rawValue: -25293)
+        /// `errSecNoSuchKeychain` (-25294): the specified keychain could not be found (a keychain named by path or
+        /// name does not exist; `noDefaultKeychain` is for the default keychain when nothing was named).
+        public static let noSuchKeychain = Code(rawValue: -25294)
         /// `errSecDuplicateItem` (-25299): the specified item already exists in the keychain.
         public static let duplicateItem = Code(rawValue: -25299)
         /// `errSecItemNotFound` (-25300): the specified item could not be found in the keychain.

@@ -24,6 +24,7 @@ extension KeychainError.Code {
         -25291: "No keychain is available. You may need to restart your computer.",
         -25292: "This keychain cannot be modified.",
         -25293: "The user name or passphrase you entered is not correct.",
+        -25294: "The specified keychain could not be found.",
         -25299: "The specified item already exists in the keychain.",
         -25300: "The specified item could not be found in the keychain.",
         -25303: "The specified attribute does not exist.",

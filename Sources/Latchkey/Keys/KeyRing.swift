@@ -108,7 +108,13 @@ final class KeyRing: Sendable {
     func finishFirstUnlock(indexByDevice: Data?, classKeys: [ClassKeyRow]) {
         let (device, fileID) = (self.device, self.fileID)
         state.withLock { snapshot in
-            Self.load(into: &snapshot, device: device, fileID: fileID, indexByDevice: indexByDevice, classKeys: classKeys)
+            Self.load(
+                into: &snapshot,
+                device: device,
+                fileID: fileID,
+                indexByDevice: indexByDevice,
+                classKeys: classKeys
+            )
             snapshot.waitingForFirstUnlock = false
         }
     }

@@ -216,6 +216,8 @@ final class ItemTransaction {
         carrying carried: SealedTags? = nil,
         restoring: Bool = false
     ) throws -> (row: ItemRow, table: ItemTable, item: FoundItem, tags: SealedTags) {
+        // First, as the agent's client checks it before sending: the same error whatever else is wrong.
+        try ItemSizeLimit.check(attributes: attributes, data: data, searchTags: searchTags)
         let (table, schema) = try store.tableAndSchema(itemClass)
         try KeychainStore.checkSearchTags(searchTags)
         let tags = carried ?? tokens.sealedTags(table, searchTags)
@@ -304,6 +306,9 @@ final class ItemTransaction {
         let oldDate = item.attributes[.modificationDate]?.dateValue ?? .distantPast
         values[.modificationDate] = .date(max(store.options.clock.now(), oldDate.addingTimeInterval(0.001)))
         values[.sha1] = .data(ItemCrypto.digest(values, secret: secret))
+        // The attributes as they will be stored and a new secret (a kept secret and kept tags were counted when
+        // written, or predate the limit and stay as they are).
+        try ItemSizeLimit.check(attributes: values, data: changes.data, searchTags: changes.searchTags ?? [])
         let keyClass = try checkedClass(of: values)
         if let searchTags = changes.searchTags { try KeychainStore.checkSearchTags(searchTags) }
         let newTags = changes.searchTags.map { tokens.sealedTags(plan.table, $0) }

@@ -50,11 +50,11 @@ struct AccessLogCommand: ParsableCommand {
         try runReportingErrors {
             let path = keychain.path
             guard FileManager.default.fileExists(atPath: path) else {
-                throw KeychainError(.noDefaultKeychain, "No keychain at \(path).")
+                throw KeychainName.missing(path, named: keychain.isNamed)
             }
             var options = keychain.storeOptions
             options.accessGroups = [AccessLogKeys.accessGroup]
-            let store = try KeychainOpener.open(path: path, options: options, unlock: true)
+            let store = try KeychainOpener.open(path: path, named: keychain.isNamed, options: options, unlock: true)
             let reader = try AccessLogReader(privateKey: try AccessLogKeys.privateKey(in: store))
             let log = reader.read(AccessLogFiles(keychainPath: AgentLocation.canonical(store.path)))
             let start = since.flatMap { Self.date($0, now: Date()) }
@@ -66,7 +66,14 @@ struct AccessLogCommand: ParsableCommand {
                 out += "\n"
             }
             ItemOutput.write(out)
-            for problem in log.problems { warn("access log: \(problem)") }
+            if output.json, !log.problems.isEmpty {
+                let message =
+                    "Skipped what could not be read of the access log: "
+                    + log.problems.map { "\($0)" }.joined(separator: "; ") + "."
+                reportError(KeychainError(.decode, message), exitStatus: ExitStatus.damagedSkipped)
+            } else {
+                for problem in log.problems { warn("access log: \(problem)") }
+            }
             skipped = !log.problems.isEmpty
         }
         if skipped { throw ExitCode(ExitStatus.damagedSkipped) }

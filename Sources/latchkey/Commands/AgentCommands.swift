@@ -136,6 +136,7 @@ struct AgentCommand: ParsableCommand {
                 )
             }
             _ = try AgentServer.runUntilTerminated(configuration) { server in
+                AgentKeyringImport.offer(on: server)
                 FileHandle.standardOutput.write(Data("ready \(server.socketPath)\n".utf8))
                 if secretService || replace || replaceUnlocked {
                     AgentSecretService.start(

@@ -14,9 +14,20 @@ enum AgentSecretService {
     /// "secret-service ready org.freedesktop.secrets"; on failure the agent stops and the process exits 1
     /// with the reason on standard error.
     ///
-    /// - Parameter access: Confined or shared (`--secret-service-access`); `nil` takes
-    ///   `$LATCHKEY_SECRET_SERVICE_ACCESS`, else confined.
-    static func start(_ server: AgentServer, access: SecretServiceApplications.Mode?) {
+    /// With a `takeover`, the name is taken from its owner when that one allows it (and, for `.whenLocked`,
+    /// has no unlocked collection); a refusal stops the agent like any other failure. When another agent
+    /// replaces this one later, it prints "secret-service lost org.freedesktop.secrets", warns on standard
+    /// error and goes on serving its socket.
+    ///
+    /// - Parameters:
+    ///   - access: Confined or shared (`--secret-service-access`); `nil` takes
+    ///     `$LATCHKEY_SECRET_SERVICE_ACCESS`, else confined.
+    ///   - takeover: `--replace` (`.whenLocked`), `--replace-unlocked` (`.evenUnlocked`), else `.none`.
+    static func start(
+        _ server: AgentServer,
+        access: SecretServiceApplications.Mode?,
+        takeover: SecretService.Takeover = .none
+    ) {
         do {
             let address = try SecretService.sessionBusAddress()
             let backend = SecretServiceBackend(
@@ -30,7 +41,16 @@ enum AgentSecretService {
             let service = try SecretService.start(
                 backend: backend,
                 address: address,
-                logger: server.configuration.logger
+                logger: server.configuration.logger,
+                takeover: takeover,
+                nameLost: { owner in
+                    FileHandle.standardOutput.write(Data("secret-service lost \(SecretService.busName)\n".utf8))
+                    warn(
+                        "agent: \(owner?.summary ?? "another program") replaced this agent on "
+                            + "\(SecretService.busName); the agent keeps serving latchkey clients on its socket. "
+                            + "`latchkey doctor` shows who owns it now."
+                    )
+                }
             )
             running.withLock { $0 = service }
             FileHandle.standardOutput.write(Data("secret-service ready \(SecretService.busName)\n".utf8))

@@ -48,34 +48,65 @@ struct Export: ParsableCommand {
             try keychain.refuseIfMissing(.refuse)
             let passphrase = try archivePassphrase.passphrase(confirm: true)
             let service = try keychain.service()
-            let damaged = try damage.damagedItems(in: service, includingSecrets: true, action: "export")
-            var items: [KeychainArchive.Item] = []
+            let progress = ProgressBar.start("export", enabled: !format.json)
+            defer { progress?.finish() }
+            // Items are read one at a time by persistent reference and encoded into the archive as they are read:
+            // the export holds the encoded document, never every item (nor a whole class) at once. An item whose
+            // row fails authentication (damaged or tampered, or not the row last stored) answers errSecDecode and
+            // is collected: without --skip-damaged they are named and nothing is written.
+            var writer = KeychainArchiveWriter()
+            var damaged: [DamagedItem] = []
             var leftOut = 0
             var untaggable = 0
-            for itemClass in ItemClass.storable {
-                for item in try service.allItems(itemClass, withData: true, withSearchTags: true) {
+            progress?.update("listing items", fraction: 0.1)
+            let references = try ItemClass.storable.map { ($0, try service.itemReferences($0)) }
+            let total = references.reduce(0) { $0 + $1.1.count }
+            var done = 0
+            for (itemClass, classReferences) in references {
+                for reference in classReferences {
+                    if done % 128 == 0 {
+                        progress?.update(
+                            "reading items",
+                            fraction: 0.1 + 0.8 * Double(done) / Double(max(total, 1)),
+                            detail: ProgressBar.count(done, of: total)
+                        )
+                    }
+                    done += 1
+                    let found: FoundItem?
+                    do {
+                        found = try service.exportedItem(itemClass, reference: reference)
+                    } catch KeychainError.Code.decode {
+                        damaged.append(DamagedItem(itemClass: itemClass, persistentReference: reference))
+                        continue
+                    }
+                    guard let item = found else { continue }
                     let code = item.attributes[.accessible]?.stringValue ?? ""
                     if Accessibility(rawValue: code)?.isThisDeviceOnly == true {
                         leftOut += 1
                     } else {
                         // Tags written before their text was kept come back as nil: exported without them.
                         if item.searchTags == nil { untaggable += 1 }
-                        items.append(KeychainArchive.Item(item))
+                        try writer.append(KeychainArchive.Item(item))
                     }
                 }
             }
-            let sealed = try KeychainArchive(items: items).sealed(passphrase: passphrase, cost: keychain.cost)
+            try damage.refuse(damaged, action: "export")
+            let exported = writer.count
+            progress?.update("encrypting", fraction: 0.9, detail: "\(exported) items")
+            let sealed = try writer.sealed(passphrase: passphrase, cost: keychain.cost)
+            progress?.update("writing", fraction: 0.95)
             try SecureFile.write(sealed, to: output, replacing: force)
+            progress?.finish()
             if format.json {
                 try JSONValue.object([
                     "archive": .string(output),
-                    "exported": .integer(Int64(items.count)),
+                    "exported": .integer(Int64(exported)),
                     "thisDeviceOnlyLeftOut": .integer(Int64(leftOut)),
                     "searchTagsNotCarried": .integer(Int64(untaggable)),
                     "damagedSkipped": .array(damaged.map { .string($0.description) }),
                 ]).print()
             } else {
-                print("exported \(items.count) items to \(output)")
+                print("exported \(exported) items to \(output)")
                 if leftOut > 0 { print("left out \(leftOut) ThisDeviceOnly items (they never leave this machine)") }
                 if untaggable > 0 {
                     print(
@@ -102,19 +133,32 @@ struct Import: ParsableCommand {
             and account; ...) already exists is reported as a duplicate and left alone, unless --replace is \
             given. Creation and modification dates and search tags are kept. The items are written in one \
             transaction: all of them, or (on any error, such as a locked class) none. Archives written before \
-            search tags were carried (content version 1) are still read.
+            search tags were carried (content version 1) are still read. With --from gnome-keyring, the files \
+            (default: every keyring of gnome-keyring) are gnome-keyring's keyrings, imported into the Secret \
+            Service's collections (docs/install.md).
             """
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Argument(help: "The archive, certificate, key or PKCS#12 file.") var archive: String
+    @Argument(help: "The archive, certificate, key or PKCS#12 file; with --from gnome-keyring, keyring files.")
+    var arguments: [String] = []
+    @OptionGroup var gnomeKeyring: GnomeKeyringImportOptions
+    /// The one file to import (without `--from`).
+    var archive: String { arguments.first ?? "" }
     @Flag(name: .customLong("replace"), help: "Overwrite existing items with the archive's.") var replace = false
     @OptionGroup var archivePassphrase: ArchivePassphraseOptions
     @OptionGroup var certificateOptions: CertificateImportOptions
     @OptionGroup var format: OutputOptions
 
+    func validate() throws {
+        if gnomeKeyring.from == nil && arguments.count != 1 {
+            throw ValidationError("import takes one file (or --from gnome-keyring and keyring files).")
+        }
+    }
+
     func run() throws {
         try runReportingErrors {
+            if gnomeKeyring.from != nil { return try importGnomeKeyring() }
             guard let file = FileManager.default.contents(atPath: archive) else {
                 throw KeychainError(.param, "Cannot read \(archive).")
             }
@@ -125,6 +169,10 @@ struct Import: ParsableCommand {
             }
             let contents = try KeychainArchive.open(file, passphrase: try archivePassphrase.passphrase(confirm: false))
             let service = try keychain.service(ifMissing: .createDefault)
+            // One all-or-nothing batch: its progress is not known, so the bar shows a moving block and the time.
+            let progress = ProgressBar.start("import", enabled: !format.json)
+            defer { progress?.finish() }
+            progress?.update("restoring items", fraction: nil, detail: "\(contents.items.count) items")
             let restores = contents.items.map { item in
                 KeychainOperation.restore(
                     NewItem(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags),
@@ -151,6 +199,7 @@ struct Import: ParsableCommand {
                 case .duplicate: duplicates.append(item)
                 }
             }
+            progress?.finish()
             if format.json {
                 try JSONValue.object([
                     "imported": .integer(Int64(added)),

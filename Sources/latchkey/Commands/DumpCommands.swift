@@ -24,6 +24,39 @@ extension KeychainService {
     }
 }
 
+extension KeychainService {
+    /// The persistent references of every item of `itemClass` visible to this process, from the search index
+    /// alone (no record opened); empty when none.
+    func itemReferences(_ itemClass: ItemClass) throws -> [Data] {
+        try ignoringNotFound {
+            try perform(
+                .find(FindRequest(ItemQuery(itemClass, synchronizable: .any), limit: .all, referencesOnly: true))
+            ).items().map(\.persistentReference)
+        } ?? []
+    }
+
+    /// The item of `itemClass` with persistent reference `reference`, with its secret and search tags; `nil` when
+    /// it is gone.
+    ///
+    /// - Throws: `decode` (-26275) when its row fails authentication (damaged or tampered, or not the row the
+    ///   keychain last stored), as `damagedItems(_:includingSecrets:)` would name it.
+    func exportedItem(_ itemClass: ItemClass, reference: Data) throws -> FoundItem? {
+        try ignoringNotFound {
+            try perform(
+                .find(
+                    FindRequest(
+                        ItemQuery(itemClass, synchronizable: .any, persistentReference: reference),
+                        limit: .one,
+                        withData: true,
+                        corruptRows: .report,
+                        withSearchTags: true
+                    )
+                )
+            ).items().first
+        } ?? nil
+    }
+}
+
 /// `dump-keychain`: every item's attributes; secrets only with `-d`.
 struct DumpKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,9 +92,19 @@ struct DumpKeychain: ParsableCommand {
             let service = try keychain.service()
             let path = (service as? KeychainStore)?.path ?? keychain.path
             let secrets = secrets || raw
+            let progress = ProgressBar.start("dump-keychain", enabled: !output.json)
+            defer { progress?.finish() }
+            progress?.update("checking items", fraction: 0)
             let damaged = try damage.damagedItems(in: service, includingSecrets: secrets, action: "dump")
             var items: [FoundItem] = []
-            for itemClass in ItemClass.storable { items += try service.allItems(itemClass, withData: secrets) }
+            for (index, itemClass) in ItemClass.storable.enumerated() {
+                progress?.update(
+                    "reading items",
+                    fraction: 0.1 + 0.4 * Double(index) / Double(ItemClass.storable.count),
+                    detail: "\(items.count) read"
+                )
+                items += try service.allItems(itemClass, withData: secrets)
+            }
             if output.json {
                 try JSONValue.array(
                     items.map { item in
@@ -78,7 +121,14 @@ struct DumpKeychain: ParsableCommand {
                 ).print()
             } else {
                 var out = ""
-                for item in items {
+                for (done, item) in items.enumerated() {
+                    if done % 256 == 0 {
+                        progress?.update(
+                            "formatting items",
+                            fraction: 0.5 + 0.5 * Double(done) / Double(items.count),
+                            detail: ProgressBar.count(done, of: items.count)
+                        )
+                    }
                     out += ItemOutput.human(item, keychain: path)
                     if access { out += ItemAccess.human(item) }
                     if raw {
@@ -90,6 +140,7 @@ struct DumpKeychain: ParsableCommand {
                         out += "data:\n" + (item.data.map(ItemOutput.humanSecret) ?? "") + "\n"
                     }
                 }
+                progress?.finish()
                 ItemOutput.write(out)
             }
             try damage.finish(skipped: damaged)

@@ -102,7 +102,9 @@ struct ShowKeychainInfo: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let path = keychain.path
-            guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw KeychainName.missing(path, named: keychain.isNamed)
+            }
             let agent = try KeychainOpener.agent(serving: path)
             let store = try KeychainStore.open(
                 path: path,

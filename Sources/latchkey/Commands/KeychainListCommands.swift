@@ -107,7 +107,9 @@ struct DeleteKeychain: ParsableCommand {
             }
             var config = KeychainConfig.load()
             for path in paths {
-                guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw KeychainName.missing(path, named: true)
+                }
                 let store = try KeychainStore.open(
                     path: path,
                     credentials: [],
@@ -130,11 +132,11 @@ struct DeleteKeychain: ParsableCommand {
     }
 }
 
-/// `lock-keychain`: exists for scripts written for `security`; see its discussion for what it does here.
+/// `lock-keychain`: locks the agent's keychain; without an agent, checks that the keychain exists.
 struct LockKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock-keychain",
-        abstract: "Lock a keychain: the agent's for every client, else a no-op (nothing stays unlocked).",
+        abstract: "Lock the agent's keychain for every client; without an agent, check that the keychain exists.",
         discussion: """
             When a latchkey agent serves the keychain, this locks it in the agent for every client, as \
             `latchkey lock` does (-a too). With no daemon (no latchkey agent), every latchkey process unlocks the \
@@ -146,7 +148,8 @@ struct LockKeychain: ParsableCommand {
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Flag(name: .customShort("a"), help: "Lock all keychains (the agent's; else a no-op).") var all = false
+    @Flag(name: .customShort("a"), help: "Lock all keychains (the agent's; without an agent there is nothing to lock).")
+    var all = false
     @Argument(help: "Keychain file or name.") var name: String?
 
     func run() throws {
@@ -160,7 +163,9 @@ struct LockKeychain: ParsableCommand {
                 _ = try agent.perform(.lock)
                 return
             }
-            guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw KeychainName.missing(path, named: name != nil || keychain.isNamed)
+            }
         }
     }
 }
@@ -189,7 +194,9 @@ struct UnlockKeychain: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let path = try name.map { try KeychainName.resolve($0) } ?? keychain.path
-            guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw KeychainName.missing(path, named: name != nil || keychain.isNamed)
+            }
             let agent = try KeychainOpener.agent(serving: path)
             let store: KeychainStore? =
                 agent != nil

@@ -29,7 +29,9 @@ struct SetKeychainSettings: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let path = keychain.path
-            guard FileManager.default.fileExists(atPath: path) else { throw KeychainName.missing(path) }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw KeychainName.missing(path, named: keychain.isNamed)
+            }
             var settings = KeychainSettings()
             settings.lockOnSleep = lockOnSleep
             if lockAfterTimeout || timeout != nil { settings.idleLock = timeout ?? 300 }

@@ -27,13 +27,21 @@ struct VerifyKeychain: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let report: IntegrityReport
+            // One call checks everything: its progress is not known, so the bar shows a moving block and the time.
+            var progress: ProgressBar?
+            defer { progress?.finish() }
             if let agent = try KeychainOpener.agent(serving: keychain.path) {
+                progress = ProgressBar.start("verify-keychain", enabled: !output.json)
+                progress?.update("checking every item", fraction: nil)
                 report = try agent.verifyIntegrity(acceptingCurrentState: acceptCurrentState)
             } else {
                 let store = try keychain.open()
+                progress = ProgressBar.start("verify-keychain", enabled: !output.json)
+                progress?.update("checking every item", fraction: nil)
                 report = try store.verifyIntegrity()
                 if acceptCurrentState { try store.acceptCurrentRows() }
             }
+            progress?.finish()
             if acceptCurrentState {
                 FileHandle.standardError.write(Data("latchkey: the items as they are now are sealed\n".utf8))
             }

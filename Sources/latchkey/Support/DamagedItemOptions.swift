@@ -27,7 +27,15 @@ struct DamagedItemOptions: ParsableArguments {
         for itemClass in ItemClass.storable {
             damaged += try service.damagedItems(itemClass, includingSecrets: includingSecrets)
         }
-        guard !damaged.isEmpty, !skipDamaged else { return damaged }
+        try refuse(damaged, action: action)
+        return damaged
+    }
+
+    /// Without `--skip-damaged`, throws the error naming `damaged` (when there are any); else returns.
+    ///
+    /// - Throws: `KeychainError.Code.decode` naming every damaged item, unless `--skip-damaged`.
+    func refuse(_ damaged: [DamagedItem], action: String) throws {
+        guard !damaged.isEmpty, !skipDamaged else { return }
         throw KeychainError(
             .decode,
             "Did not \(action): \(damaged.count) item(s) failed authentication (damaged or tampered): "
@@ -38,9 +46,18 @@ struct DamagedItemOptions: ParsableArguments {
 
     /// Names each skipped item on standard error and ends the command with `ExitStatus.damagedSkipped`;
     /// returns when nothing was skipped.
+    ///
+    /// With `--json` the skipped items are one JSON error object instead (errSecDecode, exit status 65).
     func finish(skipped damaged: [DamagedItem]) throws {
         guard !damaged.isEmpty else { return }
-        for item in damaged { warn("skipped damaged item \(item): it failed authentication (damaged or tampered)") }
+        if ErrorReport.json {
+            let message =
+                "Left out \(damaged.count) item(s) that failed authentication (damaged or tampered): "
+                + damaged.map(\.description).joined(separator: ", ") + "."
+            reportError(KeychainError(.decode, message), exitStatus: ExitStatus.damagedSkipped)
+        } else {
+            for item in damaged { warn("skipped damaged item \(item): it failed authentication (damaged or tampered)") }
+        }
         throw ExitCode(ExitStatus.damagedSkipped)
     }
 }

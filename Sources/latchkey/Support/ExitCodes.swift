@@ -23,8 +23,9 @@ func runReportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as KeychainError {
-        reportError(error)
-        throw ExitCode(error.code == .itemNotFound ? ExitStatus.itemNotFound : ExitStatus.failure)
+        let status = error.code == .itemNotFound ? ExitStatus.itemNotFound : ExitStatus.failure
+        reportError(error, exitStatus: status)
+        throw ExitCode(status)
     }
 }
 
@@ -37,8 +38,18 @@ func runReportingErrors(_ body: () throws -> Void) throws {
 /// "The specified item already exists in the keychain." for an export file that exists), so Latchkey's own
 /// explanation comes first, with the OSStatus code after it for scripts. Latchkey's own commands
 /// (`ownCommands`) have no `security` output to match and always print their own explanation first.
-func reportError(_ error: KeychainError) {
-    let command = CommandLine.arguments.dropFirst().first { !$0.hasPrefix("-") } ?? "latchkey"
+///
+/// With `--json` the error is one JSON object on standard error instead (`ErrorReport.json`): the OSStatus, Apple's
+/// name for it, the message, the next step and `exitStatus` (what the command exits with; by default 44 for
+/// "not found", else 1).
+func reportError(_ error: KeychainError, exitStatus: Int32? = nil) {
+    ProgressBar.current?.finish()
+    if ErrorReport.json {
+        let status = exitStatus ?? (error.code == .itemNotFound ? ExitStatus.itemNotFound : ExitStatus.failure)
+        ErrorReport.write(ErrorReport.json(code: error.code, message: error.message, exitStatus: status))
+        return
+    }
+    let command = ErrorReport.command
     let status = "(OSStatus \(error.code.rawValue))"
     var text: String
     let ownFirst = ownCommands.contains(command) || !appleTextFits(error.code, command: command)
@@ -63,8 +74,9 @@ func appleTextFits(_ code: KeychainError.Code, command: String) -> Bool {
 /// The commands `security` has no counterpart of, whose errors are printed in their own words first.
 let ownCommands: Set<String> = ["access", "agent", "unlock", "lock"]
 
-/// Writes a line on standard error.
+/// Writes a line on standard error (erasing a progress bar first).
 func warn(_ text: String) {
+    ProgressBar.current?.finish()
     FileHandle.standardError.write(Data("latchkey: \(text)\n".utf8))
 }
 

@@ -140,7 +140,11 @@ enum FastPath {
 
     static func find(_ parsed: Parsed, itemClass: ItemClass) throws {
         let path = path(parsed)
-        let store = try KeychainOpener.service(path: path, options: KeychainStore.Options())
+        let store = try KeychainOpener.service(
+            path: path,
+            named: KeychainName.isNamed(parsed.keychain),
+            options: KeychainStore.Options()
+        )
         openStore = store as? KeychainStore
         let item = try store.findOneConfirmingPresence(
             ItemQuery(itemClass, attributes: parsed.attributes),
@@ -166,6 +170,7 @@ enum FastPath {
         if itemClass == .genericPassword { attributes[.service] = attributes[.service] ?? .string("") }
         let store = try KeychainOpener.service(
             path: path(parsed),
+            named: KeychainName.isNamed(parsed.keychain),
             options: KeychainStore.Options(),
             ifMissing: .createDefault
         )

@@ -45,14 +45,32 @@ enum KeychainName {
         }
     }
 
-    /// The refusal for a keychain that does not exist: errSecNoDefaultKeychain (-25307), naming the file and the
-    /// command that creates it.
-    static func missing(_ path: String) -> KeychainError {
+    /// The refusal for a keychain that does not exist, naming the file and the command that creates it.
+    ///
+    /// A keychain that was named (`-k`, a keychain argument, `$LATCHKEY_KEYCHAIN`) is errSecNoSuchKeychain
+    /// (-25294), as Apple answers a keychain path that does not exist; the default keychain, when nothing named
+    /// one, is errSecNoDefaultKeychain (-25307).
+    ///
+    /// - Parameters:
+    ///   - path: The keychain's absolute path.
+    ///   - named: Whether the user named it (`isNamed(_:)`), rather than it being the default.
+    static func missing(_ path: String, named: Bool) -> KeychainError {
         KeychainError(
-            .noDefaultKeychain,
+            named ? .noSuchKeychain : .noDefaultKeychain,
             "No keychain exists at \(path). Create it with `latchkey create-keychain \(path)` "
                 + "(`latchkey list-keychains` shows the keychains there are)."
         )
+    }
+
+    /// Whether a keychain was named: by `option` (`-k`, a trailing keychain argument, a NAME argument) or by
+    /// `$LATCHKEY_KEYCHAIN`; `false` when the keychain is the default set with `default-keychain -s` or the login
+    /// keychain.
+    static func isNamed(
+        _ option: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
+        if let option, !option.isEmpty { return true }
+        return environment["LATCHKEY_KEYCHAIN"].map { !$0.isEmpty } ?? false
     }
 
     /// Refuses an empty passphrase among `credentials`: a keychain protected by nothing is not created.

@@ -30,6 +30,10 @@ struct KeychainOptions: ParsableArguments {
         return KeychainName.canonical(KeychainLocation.resolve(name))
     }
 
+    /// Whether the keychain was named (`-k` or `$LATCHKEY_KEYCHAIN`) rather than taken as the default: a missing
+    /// named keychain is errSecNoSuchKeychain (-25294), the missing default errSecNoDefaultKeychain (-25307).
+    var isNamed: Bool { KeychainName.isNamed(keychain) }
+
     var cost: KDFCost { kdfCost == "testing" ? .testing : .standard }
 
     var storeOptions: KeychainStore.Options {
@@ -59,6 +63,7 @@ struct KeychainOptions: ParsableArguments {
     ) throws -> any KeychainService {
         try KeychainOpener.service(
             path: path,
+            named: isNamed,
             options: storeOptions,
             unlock: unlock,
             promptOnControllingTerminal: promptOnControllingTerminal,
@@ -69,7 +74,7 @@ struct KeychainOptions: ParsableArguments {
     /// Refuses at once a keychain that does not exist and that `missing` does not create, before a command asks
     /// for anything else (an item's password at a prompt).
     func refuseIfMissing(_ missing: MissingKeychain) throws {
-        try KeychainOpener.refuseIfMissing(path, missing)
+        try KeychainOpener.refuseIfMissing(path, missing, named: isNamed)
     }
 
     /// Opens the keychain, unlocking it from the environment or a prompt when it is locked; a missing keychain
@@ -89,6 +94,7 @@ struct KeychainOptions: ParsableArguments {
     ) throws -> KeychainStore {
         try KeychainOpener.open(
             path: path,
+            named: isNamed,
             options: storeOptions,
             unlock: unlock,
             credentials: given,
@@ -100,8 +106,9 @@ struct KeychainOptions: ParsableArguments {
 
 /// What a command does when the keychain it names does not exist (docs/cli.md, "Which keychain").
 enum MissingKeychain {
-    /// Refuse with errSecNoDefaultKeychain (-25307), naming the file and `latchkey create-keychain`; nothing is
-    /// created. Every command that reads, deletes, dumps, exports or verifies.
+    /// Refuse with errSecNoSuchKeychain (-25294), or errSecNoDefaultKeychain (-25307) for the default keychain
+    /// when nothing named one, naming the file and `latchkey create-keychain`; nothing is created. Every command
+    /// that reads, deletes, dumps, exports or verifies.
     case refuse
     /// Create it on first use when it is the default keychain (`$LATCHKEY_KEYCHAIN`, the one set with
     /// `default-keychain -s`, else the login keychain), whether or not `-k` names it; refuse any other. The
@@ -127,17 +134,19 @@ enum KeychainOpener {
         return nil
     }
 
-    /// Throws `KeychainName.missing(path)` when `path` does not exist and `missing` does not create it there.
-    static func refuseIfMissing(_ path: String, _ missing: MissingKeychain) throws {
+    /// Throws `KeychainName.missing(path, named:)` when `path` does not exist and `missing` does not create it
+    /// there; `named` says whether the user named it (`KeychainName.isNamed(_:)`).
+    static func refuseIfMissing(_ path: String, _ missing: MissingKeychain, named: Bool) throws {
         guard !FileManager.default.fileExists(atPath: path) else { return }
         guard case .createDefault = missing, path == KeychainConfig.effectiveDefault() else {
-            throw KeychainName.missing(path)
+            throw KeychainName.missing(path, named: named)
         }
     }
 
     /// `path` as a service: the agent's client when an agent serves it, else `open(...)`.
     static func service(
         path: String,
+        named: Bool,
         options: KeychainStore.Options,
         unlock: Bool = true,
         promptOnControllingTerminal: Bool = false,
@@ -146,6 +155,7 @@ enum KeychainOpener {
         if let agent = try agent(serving: path) { return agent }
         return try open(
             path: path,
+            named: named,
             options: options,
             unlock: unlock,
             promptOnControllingTerminal: promptOnControllingTerminal,
@@ -155,11 +165,13 @@ enum KeychainOpener {
 
     /// Opens `path`, unlocking it from the given credentials, the environment or a prompt when it is locked.
     ///
-    /// A missing file is refused (errSecNoDefaultKeychain, naming it and `latchkey create-keychain`) unless
+    /// A missing file is refused (errSecNoSuchKeychain, or errSecNoDefaultKeychain for the unnamed default, naming
+    /// it and `latchkey create-keychain`) unless
     /// `missing` is `.createDefault` and `path` is the default keychain: that one is created from the
     /// environment's credential, else a new passphrase asked twice on a terminal (the prompt names the file).
     static func open(
         path: String,
+        named: Bool,
         options: KeychainStore.Options,
         unlock: Bool = true,
         credentials given: [UnlockCredential] = [],
@@ -167,7 +179,7 @@ enum KeychainOpener {
         ifMissing missing: MissingKeychain = .refuse
     ) throws -> KeychainStore {
         let exists = FileManager.default.fileExists(atPath: path)
-        if !exists { try refuseIfMissing(path, missing) }
+        if !exists { try refuseIfMissing(path, missing, named: named) }
         var credentials = try given + UnlockCredential.fromEnvironment()
         if !exists && credentials.isEmpty {
             guard Terminal.isInteractive, !promptOnControllingTerminal else {
