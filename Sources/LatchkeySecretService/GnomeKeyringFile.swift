@@ -24,7 +24,10 @@ public struct GnomeKeyringFile: Sendable {
     ///   formats.
     public static func read(_ path: String) throws(KeychainError) -> GnomeKeyringFile {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw KeychainError(.io, "Cannot read the gnome-keyring keyring \(path): check that it exists and is yours.")
+            throw KeychainError(
+                .io,
+                "Cannot read the gnome-keyring keyring \(path): check that it exists and is yours."
+            )
         }
         defer { try? handle.close() }
         let contents: Data
@@ -103,7 +106,10 @@ public struct GnomeKeyringFile: Sendable {
                 .sorted()
                 .map { directory + "/" + $0 }
         } catch {
-            throw KeychainError(.io, "Cannot list the gnome-keyring directory \(directory): \(error.localizedDescription).")
+            throw KeychainError(
+                .io,
+                "Cannot list the gnome-keyring directory \(directory): \(error.localizedDescription)."
+            )
         }
     }
 

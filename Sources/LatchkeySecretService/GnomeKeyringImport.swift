@@ -81,7 +81,7 @@ public enum GnomeKeyringImport {
         for file in files {
             do {
                 opened.append((file, try file.open(password: password)))
-            } catch where error.code == .authFailed && skipLocked {
+            } catch  where error.code == .authFailed && skipLocked {
                 opened.append((file, nil))
             }
         }

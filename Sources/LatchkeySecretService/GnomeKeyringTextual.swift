@@ -60,7 +60,9 @@ enum GnomeKeyringTextual {
                 }
                 if attribute["type"] == "uint32" {
                     // gnome-keyring keeps a uint32 attribute only when its value is a number.
-                    if let value = attribute["value"].flatMap({ UInt64($0) }) { attributes[name] = String(UInt32(truncatingIfNeeded: value)) }
+                    if let value = attribute["value"].flatMap({ UInt64($0) }) {
+                        attributes[name] = String(UInt32(truncatingIfNeeded: value))
+                    }
                 } else {
                     attributes[name] = try string(attribute["value"], damage: damage) ?? ""
                 }

@@ -17,7 +17,9 @@ struct GnomeKeyringImportTests {
 
     @Test func gnomeKeyringsEncryptedFixtureOpensWithItsPassword() throws {
         let file = try Self.write(GnomeKeyringFixtures.encrypted, named: "unit.keyring")
-        let opened = try GnomeKeyringFile.read(file.path).open(password: SecretData(string: GnomeKeyringFixtures.password))
+        let opened = try GnomeKeyringFile.read(file.path).open(
+            password: SecretData(string: GnomeKeyringFixtures.password)
+        )
         Self.expectFixtureItems(opened)
     }
 
@@ -69,7 +71,8 @@ struct GnomeKeyringImportTests {
         #expect(barnyard.map(\.label) == ["Barnyard"])
         #expect(
             barnyard.first?.attributes == [
-                "dog": "woof", "bird": "cheep", "iguana": "", "num": "3", "xdg:schema": "org.freedesktop.Secret.Generic",
+                "dog": "woof", "bird": "cheep", "iguana": "", "num": "3",
+                "xdg:schema": "org.freedesktop.Secret.Generic",
             ]
         )
         #expect(barnyard.first?.owner == SecretCollections.userOwner)
@@ -99,7 +102,10 @@ struct GnomeKeyringImportTests {
             try #require(stored.status == 0, "secret-tool store: \(stored.stderr)")
         }
         try store(["--label", "Example", "service", "example.com", "username", "alice"], "s3cret")
-        try store(["--label", "Typed ✓", "xdg:schema", "org.example.Test", "service", "x.example", "num", "3"], "p=1 2")
+        try store(
+            ["--label", "Typed ✓", "xdg:schema", "org.example.Test", "service", "x.example", "num", "3"],
+            "p=1 2"
+        )
         try store(["--label", "Mail", "service", "smtp.example", "username", "bob", "server", "smtp"], "m@il")
         let work = try peer.createCollection(label: "Work Stuff", password: loginPassword)
         try store(["--collection=\(work)", "--label", "VPN", "service", "vpn.example", "username", "carol"], "v-p-n")
@@ -117,7 +123,9 @@ struct GnomeKeyringImportTests {
         // gnome-keyring names the file after the label and escapes its path element; Latchkey keeps the path.
         #expect(shown.contains("collection Work_5fStuff Work Stuff items=1"), "\(shown)")
         let before = try peer.hashes()
-        #expect(["login.keyring", "Work_Stuff.keyring", "Other.keyring", "Plain.keyring"].allSatisfy(before.keys.contains))
+        #expect(
+            ["login.keyring", "Work_Stuff.keyring", "Other.keyring", "Plain.keyring"].allSatisfy(before.keys.contains)
+        )
         let harness = try SecretServiceHarness()
         // The CLI writes the Secret Service's group through the agent; the dump script and secret-tool read the
         // user's items (imported items belong to the user).
@@ -183,7 +191,10 @@ struct GnomeKeyringImportTests {
             input: "another password"
         )
         #expect(other.status == 0, "\(other.stderr)")
-        #expect(Self.withoutGenericSchema(try peer.dump(environment: harness.environment)) == Self.withoutGenericSchema(shown))
+        #expect(
+            Self.withoutGenericSchema(try peer.dump(environment: harness.environment))
+                == Self.withoutGenericSchema(shown)
+        )
         #expect(try peer.hashes() == before)
     }
 
@@ -193,6 +204,12 @@ struct GnomeKeyringImportTests {
         var environment = CLIRunner.environment(keychain, extra: ["LATCHKEY_AGENT": "off"])
         environment["LATCHKEY_IMPORT_PASSPHRASE"] = Self.loginPassword
         environment["XDG_DATA_HOME"] = peer.dataHome
+        let created = try CLIRunner.latchkey(
+            ["create-keychain", "--kdf-cost", "testing", "--passphrase-stdin"],
+            environment: environment,
+            input: "correct horse battery staple"
+        )
+        try #require(created.status == 0, "create-keychain: \(created.stderr)")
         let before = try peer.hashes()
         let login = peer.keyrings + "/login.keyring"
         let plain = peer.keyrings + "/Plain.keyring"
@@ -202,12 +219,18 @@ struct GnomeKeyringImportTests {
         bytes[bytes.count - 20] ^= 0x01
         let damaged = keychain.directory + "/damaged.keyring"
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))
-        let flipped = try CLIRunner.latchkey(["import", "--from", "gnome-keyring", plain, damaged], environment: environment)
+        let flipped = try CLIRunner.latchkey(
+            ["import", "--from", "gnome-keyring", plain, damaged],
+            environment: environment
+        )
         #expect(flipped.status == 1)
         #expect(flipped.stderr.contains(damaged), "\(flipped.stderr)")
         let truncated = keychain.directory + "/truncated.keyring"
         try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: truncated))
-        let cut = try CLIRunner.latchkey(["import", "--from", "gnome-keyring", plain, truncated], environment: environment)
+        let cut = try CLIRunner.latchkey(
+            ["import", "--from", "gnome-keyring", plain, truncated],
+            environment: environment
+        )
         #expect(cut.status == 1)
         #expect(cut.stderr.contains(truncated) && cut.stderr.contains("-26275"), "\(cut.stderr)")
         let wrong = try CLIRunner.latchkey(
@@ -222,7 +245,10 @@ struct GnomeKeyringImportTests {
         #expect(nothing.status == 44, "\(nothing.stdout) \(nothing.stderr)")
 
         // The whole directory in process: every item, then a second run adds nothing.
-        let imported = try CLIRunner.latchkey(["import", "--from", "gnome-keyring", "--skip-locked"], environment: environment)
+        let imported = try CLIRunner.latchkey(
+            ["import", "--from", "gnome-keyring", "--skip-locked"],
+            environment: environment
+        )
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("imported 5 items, 0 duplicates left alone"), "\(imported.stdout)")
         let read = try CLIRunner.latchkey(
@@ -230,7 +256,10 @@ struct GnomeKeyringImportTests {
             environment: reader
         )
         #expect(read.stdout == "m@il\n", "\(read.stderr)")
-        let again = try CLIRunner.latchkey(["import", "--from", "gnome-keyring", "--skip-locked"], environment: environment)
+        let again = try CLIRunner.latchkey(
+            ["import", "--from", "gnome-keyring", "--skip-locked"],
+            environment: environment
+        )
         #expect(again.stdout.contains("imported 0 items, 5 duplicates left alone"), "\(again.stdout)")
         #expect(try peer.hashes() == before)
     }
@@ -264,7 +293,10 @@ struct GnomeKeyringImportTests {
                 == [generic, generic.merging(["dog": "woof", "bird": "cheep", "iguana": "", "num": "3"]) { $1 }],
             sourceLocation: sourceLocation
         )
-        #expect(keyring.items.allSatisfy { $0.secret == SecretData(string: "item-secret") }, sourceLocation: sourceLocation)
+        #expect(
+            keyring.items.allSatisfy { $0.secret == SecretData(string: "item-secret") },
+            sourceLocation: sourceLocation
+        )
         let time = Date(timeIntervalSince1970: 1_198_027_852)
         #expect(keyring.items.allSatisfy { $0.created == time && $0.modified == time }, sourceLocation: sourceLocation)
     }

@@ -36,7 +36,9 @@ extension Import {
         let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
         let defaultKeyring = folders.count == 1 ? folders.first.flatMap(GnomeKeyringFile.defaultKeyring(in:)) : nil
         if files.isEmpty {
-            warn("no gnome-keyring keyring in \(directory): nothing to import (name the keyring files to import others).")
+            warn(
+                "no gnome-keyring keyring in \(directory): nothing to import (name the keyring files to import others)."
+            )
         }
         let encrypted = files.filter(\.isEncrypted).map(\.name)
         let password = encrypted.isEmpty ? nil : try gnomeKeyringPassword(for: encrypted)
