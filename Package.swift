@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "LatchkeyAgent",
             dependencies: [
-                "Latchkey", "LatchkeyCrypto", "CLatchkeyAgent",
+                "Latchkey", "LatchkeyCrypto", "CLatchkeyAgent", "CSystemdBus",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

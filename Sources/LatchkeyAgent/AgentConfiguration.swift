@@ -18,6 +18,10 @@ public struct AgentConfiguration: Sendable {
     public var storeOptions: KeychainStore.Options
     /// Lock the keychain after this many seconds without a request from any client; `nil` never.
     public var idleLock: TimeInterval?
+    /// Lock the keychain for every client when the machine goes to sleep (logind's `PrepareForSleep` on the
+    /// system bus, `DBUS_SYSTEM_BUS_ADDRESS` else the standard socket); off by default. Without a system bus the
+    /// agent logs it once and runs on without it.
+    public var lockOnSleep: Bool = false
     /// Where the idle time is measured; `SystemClock` unless a test injects one.
     public var clock: any KeychainClock
     /// At most this many connections of one client program (the peer's uid and executable, as the kernel

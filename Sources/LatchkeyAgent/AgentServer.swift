@@ -37,6 +37,8 @@ public final class AgentServer: Sendable {
     /// The descriptor of `<keychain>.agent.lock`, `flock`ed for the agent's lifetime.
     let keychainLock: Int32
     let idleLock: IdleLock?
+    /// Locks the keychain when the machine goes to sleep (`AgentConfiguration.lockOnSleep`).
+    let sleepLock: SleepLock
     /// The keychain's last authenticated state, remembered outside the file.
     let ledgerMemory: LedgerMemory
     /// The prompter, when a pinentry program is configured.
@@ -73,6 +75,7 @@ public final class AgentServer: Sendable {
         self.listener = listener
         self.keychainLock = keychainLock
         self.idleLock = configuration.idleLock.map { IdleLock(interval: $0, clock: configuration.clock) }
+        self.sleepLock = SleepLock(lockOnSleep: configuration.lockOnSleep, logger: configuration.logger)
         self.ledgerMemory = LedgerMemory(
             directory: configuration.stateDirectory,
             keychainPath: keychainPath,
@@ -146,6 +149,7 @@ public final class AgentServer: Sendable {
         // not), so a crowd of connections left megabytes behind in each. Two arenas keep it to one.
         _ = latchkey_set_arena_max(Int32(Self.mallocArenas))
         server.idleLock?.start { [weak server] in server?.lockForIdleness() }
+        server.sleepLock.start { [weak server] in server?.lockForSleep() }
         server.statePublisher.start()
         let thread = Thread { [server] in server.acceptConnections() }
         thread.name = "latchkey-agent-accept"
@@ -219,6 +223,7 @@ public final class AgentServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         idleLock?.stop()
+        sleepLock.stop()
         statePublisher.stop()
         accessLog?.stop()
         ledgerMemory.record(store, durable: true)

@@ -251,9 +251,9 @@ struct UnlockTests {
         #expect(!FileManager.default.fileExists(atPath: keychain.path), "nothing is created")
     }
 
-    @Test func missingKeychainWithoutCreateIsNoDefaultKeychain() throws {
+    @Test func missingNamedKeychainWithoutCreateIsNoSuchKeychain() throws {
         let keychain = TemporaryKeychain()
-        expectKeychainError(.noDefaultKeychain) {
+        expectKeychainError(.noSuchKeychain) {
             try KeychainStore.open(
                 path: keychain.path,
                 credentials: [.passphrase(keychain.passphrase)],

@@ -129,6 +129,7 @@ public final class KeychainStore: Sendable {
         createIfMissing: Bool = true,
         options: Options = Options()
     ) throws(KeychainError) -> KeychainStore {
+        let named = path != nil
         let path = path ?? KeychainLocation.defaultKeychainPath()
         let resolved: [UnlockCredential]
         if let credentials {
@@ -142,7 +143,7 @@ public final class KeychainStore: Sendable {
             store = try attach(path: path, options: options)
         } else {
             guard createIfMissing else {
-                throw KeychainError(.noDefaultKeychain, "No keychain exists at \(path).")
+                throw KeychainError(named ? .noSuchKeychain : .noDefaultKeychain, "No keychain exists at \(path).")
             }
             guard !credentials.isEmpty else {
                 throw KeychainError(
