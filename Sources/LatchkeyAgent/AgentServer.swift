@@ -149,7 +149,10 @@ public final class AgentServer: Sendable {
         // not), so a crowd of connections left megabytes behind in each. Two arenas keep it to one.
         _ = latchkey_set_arena_max(Int32(Self.mallocArenas))
         server.idleLock?.start { [weak server] in server?.lockForIdleness() }
-        server.sleepLock.start { [weak server] in server?.lockForSleep() }
+        server.sleepLock.start { [weak server] in
+            server?.lockForEveryone()
+            server?.presence.forget()
+        }
         server.statePublisher.start()
         let thread = Thread { [server] in server.acceptConnections() }
         thread.name = "latchkey-agent-accept"

@@ -50,7 +50,8 @@ final class SleepLock: @unchecked Sendable {
         logger: Logger
     ) {
         self.lockOnSleep = lockOnSleep
-        self.address = environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+        self.address =
+            environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
             ?? Self.defaultSystemBusAddress
         self.logger = logger
     }

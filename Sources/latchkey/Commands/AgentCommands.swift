@@ -21,7 +21,9 @@ struct AgentCommand: ParsableCommand {
             unlocked collection (then it refuses, exit 1; --replace-unlocked replaces anyway) or does not allow \
             replacement (gnome-keyring: stop it first); an agent replaced later prints "secret-service lost \
             org.freedesktop.secrets" and keeps serving its socket. SIGTERM, SIGINT or SIGHUP stop it and remove \
-            the socket. It refuses to start (exit 1) when another agent runs on the socket. The agent always \
+            the socket. It refuses to start (exit 1) when another agent runs on the socket. --lock-on-sleep (or \
+            the keychain's set-keychain-settings -l) locks the keychain for every client when the machine goes to \
+            sleep (logind's PrepareForSleep on the system bus). The agent always \
             runs in the foreground for now (--foreground is accepted for scripts and systemd units); use the \
             systemd user units in contrib/systemd or your session's autostart to run it in the background. \
             See docs/agent.md.
@@ -36,6 +38,11 @@ struct AgentCommand: ParsableCommand {
         help: ArgumentHelp("Lock after this many seconds without a request from any client.", valueName: "seconds")
     )
     var idleLock: Double?
+    @Flag(
+        name: .customLong("lock-on-sleep"),
+        help: "Lock for every client when the machine goes to sleep (default: set-keychain-settings -l)."
+    )
+    var lockOnSleep = false
     @Option(
         name: .customLong("pinentry"),
         help: ArgumentHelp(
@@ -125,6 +132,7 @@ struct AgentCommand: ParsableCommand {
             configuration.keychainPath = keychain.path
             configuration.storeOptions = keychain.storeOptions
             configuration.idleLock = try idleLock ?? KeychainSettings.load(for: keychain.path).idleLock.map(Double.init)
+            configuration.lockOnSleep = try lockOnSleep || KeychainSettings.load(for: keychain.path).lockOnSleep
             if let helloTimeout { configuration.helloTimeout = helloTimeout }
             if let connectionsPerClient { configuration.connectionsPerClient = connectionsPerClient }
             configuration.accessLog = accessLog == "on"

@@ -141,17 +141,17 @@ struct Import: ParsableCommand {
 
     @OptionGroup var keychain: KeychainOptions
     @Argument(help: "The archive, certificate, key or PKCS#12 file; with --from gnome-keyring, keyring files.")
-    var arguments: [String] = []
+    var files: [String] = []
     @OptionGroup var gnomeKeyring: GnomeKeyringImportOptions
     /// The one file to import (without `--from`).
-    var archive: String { arguments.first ?? "" }
+    var archive: String { files.first ?? "" }
     @Flag(name: .customLong("replace"), help: "Overwrite existing items with the archive's.") var replace = false
     @OptionGroup var archivePassphrase: ArchivePassphraseOptions
     @OptionGroup var certificateOptions: CertificateImportOptions
     @OptionGroup var format: OutputOptions
 
     func validate() throws {
-        if gnomeKeyring.from == nil && arguments.count != 1 {
+        if gnomeKeyring.from == nil && files.count != 1 {
             throw ValidationError("import takes one file (or --from gnome-keyring and keyring files).")
         }
     }

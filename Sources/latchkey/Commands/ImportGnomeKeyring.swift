@@ -31,21 +31,21 @@ extension Import {
     /// (docs/install.md, "Moving from gnome-keyring: importing its keyrings").
     func importGnomeKeyring() throws {
         let directory = GnomeKeyringFile.defaultDirectory()
-        let paths = arguments.isEmpty ? try GnomeKeyringFile.paths(in: directory) : arguments
-        let files = try paths.map { (path) throws(KeychainError) in try GnomeKeyringFile.read(path) }
+        let paths = files.isEmpty ? try GnomeKeyringFile.paths(in: directory) : files
+        let keyrings = try paths.map { (path) throws(KeychainError) in try GnomeKeyringFile.read(path) }
         let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
         let defaultKeyring = folders.count == 1 ? folders.first.flatMap(GnomeKeyringFile.defaultKeyring(in:)) : nil
-        if files.isEmpty {
+        if keyrings.isEmpty {
             warn(
                 "no gnome-keyring keyring in \(directory): nothing to import (name the keyring files to import others)."
             )
         }
-        let encrypted = files.filter(\.isEncrypted).map(\.name)
+        let encrypted = keyrings.filter(\.isEncrypted).map(\.name)
         let password = encrypted.isEmpty ? nil : try gnomeKeyringPassword(for: encrypted)
         try keychain.refuseIfMissing(.createDefault)
         let service = try Self.secretServiceKeychain(keychain)
         let summary = try GnomeKeyringImport.importFiles(
-            files,
+            keyrings,
             password: password,
             defaultKeyring: defaultKeyring,
             skipLocked: gnomeKeyring.skipLocked,

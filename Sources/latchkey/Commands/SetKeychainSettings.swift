@@ -12,13 +12,13 @@ struct SetKeychainSettings: ParsableCommand {
             sets the timeout; -l locks on sleep; no option resets both (no timeout, no lock on sleep). The \
             settings are kept in <keychain>.settings.json. The idle lock is the agent's (latchkey agent \
             --idle-lock): Latchkey without the agent keeps nothing unlocked between commands, so there is \
-            nothing to time out. A running agent keeps the --idle-lock it was started with; show-keychain-info \
-            shows the settings.
+            nothing to time out. Lock on sleep is the agent's too (latchkey agent --lock-on-sleep). A running \
+            agent keeps the settings it was started with; show-keychain-info shows them.
             """
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @Flag(name: .customShort("l"), help: "Lock when the machine sleeps (recorded).") var lockOnSleep = false
+    @Flag(name: .customShort("l"), help: "Lock when the machine sleeps (by the agent).") var lockOnSleep = false
     @Flag(name: .customShort("u"), help: "Lock after the timeout.") var lockAfterTimeout = false
     @Option(name: .customShort("t"), help: "Timeout in seconds (default 300 with -u).") var timeout: Int?
 

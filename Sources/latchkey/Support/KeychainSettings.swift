@@ -13,7 +13,8 @@ import Glibc
 struct KeychainSettings: Codable, Equatable {
     /// Seconds without a request after which the agent locks the keychain; `nil`: never.
     var idleLock: Int?
-    /// Whether the keychain should lock when the machine sleeps (recorded; nothing acts on it yet).
+    /// Whether the agent locks the keychain when the machine sleeps (`latchkey agent` without
+    /// `--lock-on-sleep` takes it from here at its start).
     var lockOnSleep = false
 
     /// The settings file of the keychain at `keychain`.

@@ -79,10 +79,15 @@ final class AgentHarness: @unchecked Sendable {
     ///     login, with no keychain (it then waits for the first unlock to create one).
     ///   - socketActivated: Start it as systemd would, through `systemd-socket-activate` (a peer): the
     ///     socket is bound first and the agent runs on the first connection; this waits for the socket.
+    ///   - agentEnvironment: Added to the agent's environment only (not the clients'), e.g.
+    ///     `DBUS_SYSTEM_BUS_ADDRESS`.
+    ///   - beforeAgent: Runs with the clients' environment once the keychain exists, before the agent starts.
     init(
         arguments: [String] = [],
         socketActivated: Bool = false,
         keychainExists: Bool = true,
+        agentEnvironment: [String: String] = [:],
+        beforeAgent: ((_ environment: [String: String]) throws -> Void)? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         keychain = TemporaryKeychain()
@@ -106,9 +111,11 @@ final class AgentHarness: @unchecked Sendable {
             environment = Self.clientEnvironment(keychain, runtimeDirectory: runtimeDirectory)
         }
         self.environment = environment
+        try beforeAgent?(environment)
+        let agentsEnvironment = environment.merging(agentEnvironment) { _, new in new }
         guard socketActivated else {
             activatedProcess = nil
-            agent = try BuiltExecutable.spawn(["agent", "--foreground"] + arguments, environment: environment)
+            agent = try BuiltExecutable.spawn(["agent", "--foreground"] + arguments, environment: agentsEnvironment)
             let ready = agent.waitForLines(1, timeout: 60)
             guard ready, agent.stdoutLines.first == "ready \(socketPath)" else {
                 let finished = agent.waitForExit(timeout: 10)
@@ -124,7 +131,7 @@ final class AgentHarness: @unchecked Sendable {
         let events = try DirectoryEvents(directory: runtimeDirectory + "/latchkey")
         let passed =
             ["XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME"]
-            + ["LATCHKEY_KEYCHAIN", "LATCHKEY_DEVICE_SECRET"]
+            + ["LATCHKEY_KEYCHAIN", "LATCHKEY_DEVICE_SECRET"] + agentEnvironment.keys.sorted()
         // systemd-socket-activate closes every inherited descriptor but 0-2 before it runs the agent, which
         // Foundation's Process takes for the child's exit (and then blocks in waitpid for all children). A
         // Python parent stays the direct child and keeps the descriptors; it prints the pid of its child,
@@ -137,7 +144,7 @@ final class AgentHarness: @unchecked Sendable {
         agent = try BuiltExecutable.spawn(
             ["-c", script, activator, "-l", socketPath] + passed.flatMap { ["-E", $0] }
                 + [BuiltExecutable.latchkey, "agent", "--foreground"] + arguments,
-            environment: environment,
+            environment: agentsEnvironment,
             executable: python
         )
         guard agent.waitForLines(1, timeout: 60), let pid = agent.stdoutLines.first.flatMap({ Int32($0) }) else {
