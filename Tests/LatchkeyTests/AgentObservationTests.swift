@@ -19,7 +19,7 @@ struct AgentObservationTests {
         return (harness, try AgentClient.connect(socketPath: harness.socketPath))
     }
 
-    @Test(.timeLimit(.minutes(1))) func anObserverSeesChangesMadeByTheCLIThroughTheAgent() async throws {
+    @Test(.timeLimit(.minutes(5))) func anObserverSeesChangesMadeByTheCLIThroughTheAgent() async throws {
         let (harness, client) = try Self.agentAndClient()
         let keychain = Keychain(service: "observed").keychainService(client)
         var changes = await keychain.changes().makeAsyncIterator()
@@ -48,7 +48,7 @@ struct AgentObservationTests {
         #expect(!state.contains("observed") && !state.contains("alice"))
     }
 
-    @Test(.timeLimit(.minutes(1))) func theSharedContextObservesThroughTheAgent() async throws {
+    @Test(.timeLimit(.minutes(5))) func theSharedContextObservesThroughTheAgent() async throws {
         let (harness, _) = try Self.agentAndClient()
         let context = try KeychainContext.makeDefault(environment: harness.environment)
         let client = try #require(context.service as? AgentClient)
@@ -65,7 +65,7 @@ struct AgentObservationTests {
         #expect(change?.kind == .added)
     }
 
-    @Test(.timeLimit(.minutes(1))) func lockObserversSeeTheAgentsLockState() async throws {
+    @Test(.timeLimit(.minutes(5))) func lockObserversSeeTheAgentsLockState() async throws {
         let (harness, client) = try Self.agentAndClient()
         let keychain = Keychain(service: "locks").keychainService(client)
         var states = try keychain.lockStateUpdates().makeAsyncIterator()
@@ -80,7 +80,7 @@ struct AgentObservationTests {
         #expect(await states.next() == .unlocked)
     }
 
-    @Test(.timeLimit(.minutes(1))) func waitUntilAvailableReturnsAfterAnUnlockFromAnotherProcess() async throws {
+    @Test(.timeLimit(.minutes(5))) func waitUntilAvailableReturnsAfterAnUnlockFromAnotherProcess() async throws {
         let (harness, client) = try Self.agentAndClient(unlocked: false)
         let keychain = Keychain(service: "ready").accessibility(.whenUnlocked).keychainService(client)
         #expect(try await !keychain.isAvailable())
@@ -96,7 +96,7 @@ struct AgentObservationTests {
         #expect(try await keychain.isAvailable())
     }
 
-    @Test(.timeLimit(.minutes(1))) func changesMadeWhileLockedAreReportedAfterTheUnlock() async throws {
+    @Test(.timeLimit(.minutes(5))) func changesMadeWhileLockedAreReportedAfterTheUnlock() async throws {
         let (harness, client) = try Self.agentAndClient()
         let keychain = Keychain(service: "later", accessGroup: BuiltExecutable.latchkeyGroup).accessibility(
             .whenUnlocked
@@ -117,7 +117,7 @@ struct AgentObservationTests {
         #expect(change?.kind == .added)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aMigrationRunsThroughTheAgent() throws {
+    @Test(.timeLimit(.minutes(5))) func aMigrationRunsThroughTheAgent() throws {
         let (harness, client) = try Self.agentAndClient()
         let old = Keychain(service: "legacy", accessGroup: BuiltExecutable.latchkeyGroup).keychainService(client)
         let new = Keychain(service: "current", accessGroup: BuiltExecutable.latchkeyGroup).keychainService(client)

@@ -59,7 +59,7 @@ struct KeychainConcurrencyTests {
         #expect(try test.store.verifyIntegrity().isSound)
     }
 
-    @Test(.timeLimit(.minutes(1))) func keychainValuesCrossTasksAndActors() async throws {
+    @Test(.timeLimit(.minutes(5))) func keychainValuesCrossTasksAndActors() async throws {
         let test = try TestKeychain.inMemory()
         let keychain = test.keychain()
         @MainActor func writeFromMain() async throws { try await keychain.set("main", forKey: "main") }

@@ -19,7 +19,7 @@ func collectChanges(_ changes: KeychainChanges, count: Int) async throws -> [Key
 struct KeychainObservationTests {
     /// Each write waits for the previous change to be reported (changes are net: writes between two
     /// looks would merge into one change).
-    @Test(.timeLimit(.minutes(1))) func keyObserverSeesAddUpdateRemove() async throws {
+    @Test(.timeLimit(.minutes(5))) func keyObserverSeesAddUpdateRemove() async throws {
         let keychain = try TestKeychain.inMemory().keychain()
         let changes = await keychain.changes(forKey: "token")
         var iterator = changes.makeAsyncIterator()
@@ -37,7 +37,7 @@ struct KeychainObservationTests {
         #expect(seen.last?.metadata == nil)
     }
 
-    @Test(.timeLimit(.minutes(1))) func serviceObserverSeesEveryKeyOfItsServiceOnly() async throws {
+    @Test(.timeLimit(.minutes(5))) func serviceObserverSeesEveryKeyOfItsServiceOnly() async throws {
         let test = try TestKeychain.inMemory()
         let keychain = test.keychain(service: "watched")
         let changes = await keychain.changes()
@@ -53,7 +53,7 @@ struct KeychainObservationTests {
         #expect(seen.map(\.kind) == [.added, .added])
     }
 
-    @Test(.timeLimit(.minutes(1))) func changesThroughASecondStoreOnTheSameFileAreSeen() async throws {
+    @Test(.timeLimit(.minutes(5))) func changesThroughASecondStoreOnTheSameFileAreSeen() async throws {
         let test = try TestKeychain.inMemory()
         let other = try test.openAnotherStore()
         let changes = await test.keychain().changes(forKey: "k")
@@ -68,7 +68,7 @@ struct KeychainObservationTests {
         #expect(seen.map(\.kind) == [.added])
     }
 
-    @Test(.timeLimit(.minutes(1))) func changeMadeByAnotherProcessIsSeen() async throws {
+    @Test(.timeLimit(.minutes(5))) func changeMadeByAnotherProcessIsSeen() async throws {
         let test = try TestKeychain()
         let keychain = test.keychain(service: "cli-service")
         let changes = await keychain.changes()
@@ -86,7 +86,7 @@ struct KeychainObservationTests {
 
     /// The file watcher sees another process's commit through inotify: its tick is manual, so no timer
     /// can have fired the callback.
-    @Test(.timeLimit(.minutes(1))) func watcherNoticesAnotherProcessWithoutPolling() async throws {
+    @Test(.timeLimit(.minutes(5))) func watcherNoticesAnotherProcessWithoutPolling() async throws {
         let test = try TestKeychain()
         let (events, continuation) = AsyncStream.makeStream(of: Void.self)
         let watcher = FileChangeWatcher(path: test.path, tick: .manual) { continuation.yield() }
@@ -102,7 +102,7 @@ struct KeychainObservationTests {
 
     /// The safety tick (for file systems without inotify) runs the callback without any file event; a
     /// manual tick runs it on demand, and a stopped watcher ignores it.
-    @Test(.timeLimit(.minutes(1))) func manualTickFiresTheCallbackOnDemandOnly() async throws {
+    @Test(.timeLimit(.minutes(5))) func manualTickFiresTheCallbackOnDemandOnly() async throws {
         let test = try TestKeychain()
         let (events, continuation) = AsyncStream.makeStream(of: Void.self)
         // A file nobody writes, so the tick is the only source of callbacks.
@@ -120,7 +120,7 @@ struct KeychainObservationTests {
         watcher.stop()
     }
 
-    @Test(.timeLimit(.minutes(1))) func changesWhileLockedAreReportedAfterUnlock() async throws {
+    @Test(.timeLimit(.minutes(5))) func changesWhileLockedAreReportedAfterUnlock() async throws {
         let test = try TestKeychain.inMemory()
         let keychain = test.keychain().accessibility(.whenUnlocked)
         try await keychain.set("v1", forKey: "k")
@@ -140,7 +140,7 @@ struct KeychainObservationTests {
         #expect(seen.map(\.kind) == [.updated])
     }
 
-    @Test(.timeLimit(.minutes(1))) func stoppingIterationStopsTheWatcher() async throws {
+    @Test(.timeLimit(.minutes(5))) func stoppingIterationStopsTheWatcher() async throws {
         let test = try TestKeychain.inMemory()
         let keychain = test.keychain()
         let changes = await keychain.changes()

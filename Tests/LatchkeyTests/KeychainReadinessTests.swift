@@ -8,13 +8,13 @@ import Testing
 /// lock-state signal (`LockStateSignal.waitForObservers(atLeast:)`), so a waiter is proved to be
 /// resumed by the unlock itself, with no sleep.
 struct KeychainReadinessTests {
-    @Test(.timeLimit(.minutes(1))) func returnsAtOnceWhenAlreadyUnlocked() async throws {
+    @Test(.timeLimit(.minutes(5))) func returnsAtOnceWhenAlreadyUnlocked() async throws {
         let keychain = try TestKeychain.inMemory().keychain()
         try await keychain.waitUntilAvailable()
         #expect(try await keychain.isAvailable())
     }
 
-    @Test(.timeLimit(.minutes(1))) func resumesWhenAnotherTaskUnlocks() async throws {
+    @Test(.timeLimit(.minutes(5))) func resumesWhenAnotherTaskUnlocks() async throws {
         let test = try TestKeychain.inMemory()
         let keychain = test.keychain().accessibility(.whenUnlocked)
         try await keychain.set("v", forKey: "token")
@@ -31,7 +31,7 @@ struct KeychainReadinessTests {
         #expect(try await waiter.value == "v")
     }
 
-    @Test(.timeLimit(.minutes(1))) func afterFirstUnlockItemsWaitForTheFirstUnlockOnly() async throws {
+    @Test(.timeLimit(.minutes(5))) func afterFirstUnlockItemsWaitForTheFirstUnlockOnly() async throws {
         let test = try TestKeychain.inMemory(startsLocked: true)
         let background = test.keychain().accessibility(.afterFirstUnlock)
         let foreground = test.keychain().accessibility(.whenUnlocked)
@@ -49,7 +49,7 @@ struct KeychainReadinessTests {
         #expect(try await !foreground.isAvailable())
     }
 
-    @Test(.timeLimit(.minutes(1))) func waitingHonoursCancellation() async throws {
+    @Test(.timeLimit(.minutes(5))) func waitingHonoursCancellation() async throws {
         let test = try TestKeychain.inMemory(startsLocked: true)
         let keychain = test.keychain().accessibility(.whenUnlocked)
         let waiter = Task { try await keychain.waitUntilAvailable() }
@@ -59,7 +59,7 @@ struct KeychainReadinessTests {
         #expect(test.store.lockState == .neverUnlocked)
     }
 
-    @Test(.timeLimit(.minutes(1))) func cancelledBeforeWaitingThrowsAtOnce() async throws {
+    @Test(.timeLimit(.minutes(5))) func cancelledBeforeWaitingThrowsAtOnce() async throws {
         let test = try TestKeychain.inMemory(startsLocked: true)
         let keychain = test.keychain()
         let waiter = Task {
@@ -69,7 +69,7 @@ struct KeychainReadinessTests {
         await #expect(throws: CancellationError.self) { try await waiter.value }
     }
 
-    @Test(.timeLimit(.minutes(1))) func manyWaitersAllResume() async throws {
+    @Test(.timeLimit(.minutes(5))) func manyWaitersAllResume() async throws {
         let test = try TestKeychain.inMemory(startsLocked: true)
         let keychain = test.keychain().accessibility(.whenUnlocked)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -80,7 +80,7 @@ struct KeychainReadinessTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func waitingForObserversReturnsWhenTheyRegister() async throws {
+    @Test(.timeLimit(.minutes(5))) func waitingForObserversReturnsWhenTheyRegister() async throws {
         let test = try TestKeychain.inMemory(startsLocked: true)
         let signal = test.store.keys.lockStates
         #expect(signal.observerCount == 0)

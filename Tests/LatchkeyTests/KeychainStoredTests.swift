@@ -63,7 +63,7 @@ struct KeychainStoredTests {
         #expect(try await stored.load() == nil)
     }
 
-    @Test(.timeLimit(.minutes(1))) func projectedChangesReportWrites() async throws {
+    @Test(.timeLimit(.minutes(5))) func projectedChangesReportWrites() async throws {
         let test = try TestKeychain.inMemory()
         let stored = KeychainStored<String>("token", keychain: test.keychain())
         let changes = await stored.changes()

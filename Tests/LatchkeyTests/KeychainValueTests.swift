@@ -176,7 +176,7 @@ struct KeychainValueTests {
 
     /// If `perform` ran its blocking work on the cooperative pool, these blocked calls would occupy
     /// every pool thread and the keychain calls below could never resume.
-    @Test(.timeLimit(.minutes(1))) func blockingWorkNeverOccupiesTheCooperativePool() async throws {
+    @Test(.timeLimit(.minutes(5))) func blockingWorkNeverOccupiesTheCooperativePool() async throws {
         let test = try TestKeychain.inMemory()
         let keychain = test.keychain()
         let gate = DispatchSemaphore(value: 0)

@@ -9,7 +9,7 @@ import Testing
 /// status and an empty body: a wrong password 403, a revoked or unknown refresh token 400, a wrong client
 /// secret for client credentials 403. The manager must read those as a refusal (`rejected`) and, on a
 /// refresh, as a dead session (`sessionExpired`, tokens cleared), as docs/tokens.md says.
-@Suite(.glewlwydServer, .timeLimit(.minutes(3)))
+@Suite(.glewlwydServer, .timeLimit(.minutes(10)))
 struct GlewlwydServerTests {
     var server: GlewlwydServer {
         get throws { try #require(GlewlwydServer.current) }

@@ -13,7 +13,7 @@ import Testing
 /// Nothing waits for wall time: each manager reads a `TestClock` the test moves into the refresh
 /// window, and device polling waits through an injected sleep. Without the virtual environment the
 /// suite fails, saying how to create it.
-@Suite(.realOAuthServer, .timeLimit(.minutes(3)))
+@Suite(.realOAuthServer, .timeLimit(.minutes(10)))
 struct RealServerTests {
     var server: OAuthTestServer {
         get throws { try #require(OAuthTestServer.current) }

@@ -8,7 +8,7 @@ import Testing
 /// What the real server will not do on request, from the scripted stub over real HTTP (AsyncHTTPClient):
 /// 503, 429, a refresh answer without a refresh token, a connection dropped mid-refresh, `slow_down`,
 /// `expired_token`, odd `expires_in`, a foreign issuer.
-@Suite(.stubServer, .timeLimit(.minutes(2)))
+@Suite(.stubServer, .timeLimit(.minutes(10)))
 struct StubServerTests {
     var stub: StubServer {
         get throws { try #require(StubServer.current) }

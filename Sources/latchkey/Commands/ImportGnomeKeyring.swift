@@ -39,6 +39,7 @@ extension Import {
             warn(
                 "no gnome-keyring keyring in \(directory): nothing to import (name the keyring files to import others)."
             )
+            return
         }
         let encrypted = keyrings.filter(\.isEncrypted).map(\.name)
         let password = encrypted.isEmpty ? nil : try gnomeKeyringPassword(for: encrypted)

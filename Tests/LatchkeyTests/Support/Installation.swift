@@ -5,9 +5,11 @@ import Testing
 import Glibc
 #endif
 
-/// The suites that install Latchkey (scripts/install.sh into a temporary prefix, the Debian package into the
-/// system), nested here so that they never run at the same time: both build the same static binary and the
-/// package test installs into `/usr`.
+/// The suites that change the machine or install Latchkey (scripts/install.sh into a temporary prefix, the
+/// Debian package into the system, PAM logins of a test user through a service file in /etc/pam.d), nested here
+/// so that they never run at the same time: two build the same static binary, two add users, and the package
+/// test installs into `/usr`. Being one serialized chain, they also hold at most one of the few threads that
+/// Swift Testing runs tests on (as many as cores), so that the other tests, async ones above all, keep running.
 @Suite(.serialized)
 enum InstallationSuites {}
 
