@@ -209,10 +209,11 @@ extension AgentServer {
     ///
     /// - Throws: `authFailed` for a wrong passphrase, the rollback refusal, what the store throws.
     package func unlockCheckingMemory(_ passphrase: SecretData) throws(KeychainError) {
+        let creates = store.isWaitingForFirstUnlock  // the first state of a keychain is remembered as it is
         try ledgerMemory.check(store)  // before the unlock when the device secret opens the ledger
         try store.unlock(with: .passphrase(passphrase))
         do {
-            try ledgerMemory.check(store)
+            if creates { try ledgerMemory.accept(store) } else { try ledgerMemory.check(store) }
         } catch {
             store.lock()
             throw error

@@ -95,6 +95,11 @@ struct AgentFirstUnlockTests {
         harness.pinentry.answer(["PIN \(Self.passphrase)"])
         let stored = try harness.secretTool(["store", "--label", "L", "service", "s", "username", "u"], input: "pw")
         #expect(stored.status == 0, "\(stored.stderr)")
+        if stored.status != 0 {
+            // What the agent logged, to tell why.
+            harness.agent.kill(SIGTERM)
+            Issue.record("the agent's log: \(harness.agent.waitForExit(timeout: 60).stderr)")
+        }
         #expect(harness.pinentry.commands(named: "SETREPEAT").count == 1, "\(harness.pinentry.log)")
         let description = harness.pinentry.commands(named: "SETDESC").joined()
         #expect(description.contains("no keychain yet"), "\(description)")
