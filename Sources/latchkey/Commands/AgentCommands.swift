@@ -13,8 +13,9 @@ struct AgentCommand: ParsableCommand {
             The agent listens on $XDG_RUNTIME_DIR/latchkey/agent.sock (directory 0700, socket 0600) and serves the \
             keychain (-k, else $LATCHKEY_KEYCHAIN, else the default keychain) to every process of this user; \
             processes of other users are disconnected. It starts locked (unless its own environment names a \
-            credential): run `latchkey unlock` once. Each client gets the access groups of its executable (its \
-            file name, plus those granted with `latchkey access grant`). When the socket is ready the agent \
+            credential): run `latchkey unlock` once. With no keychain yet (a first login) it makes one that \
+            waits locked, and the first unlock creates it with that passphrase. Each client gets the access \
+            groups of its executable (its resolved path, plus those granted with `latchkey access grant`). When the socket is ready the agent \
             prints one line, "ready <socket>", on standard output. With --secret-service it also owns \
             org.freedesktop.secrets ("secret-service ready org.freedesktop.secrets"); when that name is taken it \
             says who holds it and exits 1. --replace takes the name from its owner unless that provider has an \
