@@ -212,13 +212,10 @@ struct AgentConnection: Sendable {
                 try memory.accept(server.store)
                 return outcome
             }
-            // The first unlock of a waiting keychain creates its keys and its ledger: that state is the file's
-            // first, remembered as it is.
-            let creates = server.store.isWaitingForFirstUnlock
             try memory.check(server.store)  // before the unlock when the device secret opens the ledger
             let outcome = try store.perform(operation)
             do {
-                if creates { try memory.accept(server.store) } else { try memory.check(server.store) }
+                try memory.check(server.store)
             } catch {
                 server.store.lock()
                 throw error

@@ -209,11 +209,10 @@ extension AgentServer {
     ///
     /// - Throws: `authFailed` for a wrong passphrase, the rollback refusal, what the store throws.
     package func unlockCheckingMemory(_ passphrase: SecretData) throws(KeychainError) {
-        let creates = store.isWaitingForFirstUnlock  // the first state of a keychain is remembered as it is
         try ledgerMemory.check(store)  // before the unlock when the device secret opens the ledger
         try store.unlock(with: .passphrase(passphrase))
         do {
-            if creates { try ledgerMemory.accept(store) } else { try ledgerMemory.check(store) }
+            try ledgerMemory.check(store)
         } catch {
             store.lock()
             throw error

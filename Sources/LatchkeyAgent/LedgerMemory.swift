@@ -73,17 +73,20 @@ final class LedgerMemory: Sendable {
     ///
     /// - Throws: The rollback error (which is also kept as `refusal`).
     func check(_ store: KeychainStore) throws(KeychainError) {
-        let current: KeychainLedgerState?
-        do {
-            current = try store.ledgerState()
-        } catch {
-            if error.code != .interactionNotAllowed {
-                logger.warning("the row ledger cannot be read", metadata: ["code": "\(error.code.rawValue)"])
-            }
-            return
-        }
-        guard let current else { return }
+        // The file is read under the lock, as `record` reads it: read outside, a state older than one that
+        // another thread wrote and recorded meanwhile (the access log's keys, right after an unlock) would look
+        // like a rollback.
         try inner.withLock { (inner: inout Inner) throws(KeychainError) in
+            let current: KeychainLedgerState?
+            do throws(KeychainError) {
+                current = try store.ledgerState()
+            } catch {
+                if error.code != .interactionNotAllowed {
+                    logger.warning("the row ledger cannot be read", metadata: ["code": "\(error.code.rawValue)"])
+                }
+                return
+            }
+            guard let current else { return }
             if let refusal = inner.refusal { throw refusal }
             let remembered = load(&inner, fileID: current.fileID)
             if let remembered, isRollback(current, from: remembered) {
