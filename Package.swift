@@ -46,11 +46,25 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
+        // The engine: the item store, its keys, the item schema and the row ledger; the only write path
+        // (docs/architecture.md). It knows items and keys, not operations, agents or faces.
         .target(
-            name: "Latchkey",
+            name: "LatchkeyEngine",
             dependencies: [
                 "LatchkeyCrypto",
                 "LatchkeyStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The operation API over the engine (operations, outcomes, their wire codec, the agent's client, the
+        // process-wide context) and the typed API (`Keychain`).
+        .target(
+            name: "Latchkey",
+            dependencies: [
+                "LatchkeyEngine",
+                "LatchkeyCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -149,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyTests",
             dependencies: [
-                "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
+                "Latchkey", "LatchkeyEngine", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
                 "LatchkeySecretService",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

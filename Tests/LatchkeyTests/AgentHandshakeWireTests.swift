@@ -3,6 +3,7 @@ import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// The handshake's two forms: Latchkey's clients send it binary, other clients JSON; each decodes back to the
 /// same value, a truncated or padded binary frame is refused with -26275 and another version with -4.

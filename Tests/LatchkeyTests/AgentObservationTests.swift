@@ -3,6 +3,7 @@ import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// Observation, readiness and migrations of the typed `Keychain` through a real agent process: the changes,
 /// lock state and unlock the test process sees are those the CLI (another process) makes through the

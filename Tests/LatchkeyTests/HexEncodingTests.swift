@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// `lowercaseHex` writes what `String(format: "%02x")` per byte wrote, which names keychain state files,
 /// Secret Service item paths and content-hash pins already on disk.

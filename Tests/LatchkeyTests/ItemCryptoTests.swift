@@ -5,6 +5,7 @@ import LatchkeyStorage
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// Item encryption: rows sealed by the write path open through the plain `KeyWrap`/`AEAD` calls of the
 /// format (docs/storage-format.md), and the other way round, so the fast paths change no byte of it.

@@ -3,6 +3,7 @@ import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// Collects the first `count` changes of a sequence. Each test that calls it has a time limit, which
 /// fails the test if the changes never come.

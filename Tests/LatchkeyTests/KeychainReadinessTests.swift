@@ -3,6 +3,7 @@ import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// `waitUntilAvailable()`: each test unlocks only once its waiters are registered with the store's
 /// lock-state signal (`LockStateSignal.waitForObservers(atLeast:)`), so a waiter is proved to be

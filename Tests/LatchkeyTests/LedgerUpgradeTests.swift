@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
 import LatchkeyCrypto
+import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// A format 1 keychain (no row ledger, index key under the `latchkey/v1/index` context) is read as it is,
 /// gains its ledger at its first writable unlock, and from then on cannot be passed off as format 1 again.

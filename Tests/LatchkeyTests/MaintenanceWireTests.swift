@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// The keychain-wide operations the CLI sends to the agent (`damagedItems`, `verifyIntegrity`,
 /// `changeCredential`) and their outcomes survive the binary wire codec, and a truncated frame of each is

@@ -4,6 +4,7 @@ import LatchkeyStorage
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// The plaintext record layout, decoded in place (docs/storage-format.md §Records).
 struct RecordCodecTests {

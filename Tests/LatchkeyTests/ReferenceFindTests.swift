@@ -1,7 +1,9 @@
 import Foundation
+import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// `FindRequest.referencesOnly`: persistent references from the index alone (tokens and search tags), no
 /// record opened, so that a locked keychain whose device secret opens its index key can still say which

@@ -3,6 +3,7 @@ import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// Search tags survive backups, restores and migrations (issue 16 follow-up): each item's tag text is sealed
 /// in its record beside the tokens (docs/storage-format.md §11), read back when a find asks

@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
 import LatchkeyStorage
+import LatchkeyTesting
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// Search tags (issue 16, item 3): opaque strings given to items, stored only as keyed tokens in the `tags`
 /// table (migration v3) and sealed in each item's record, found through the tags' index, never returned.

@@ -5,6 +5,7 @@ import LatchkeyStorage
 import Testing
 
 @testable import Latchkey
+@testable import LatchkeyEngine
 
 /// Search tokens: the read path's shortcuts give exactly the tokens of the definition
 /// HMAC-SHA256(index key, len(domain) ‖ domain ‖ canonical bytes), truncated to 16 bytes.

@@ -3,7 +3,8 @@ import Synchronization
 
 /// The change observers of one keychain file in this process, and the one watcher that wakes them.
 ///
-/// Sources of wake-ups: writes made through `KeychainStore.transaction` in this process (at once),
+/// Sources of wake-ups: writes committed through the observed store in this process (at once, through the
+/// engine's `CommitObservers`),
 /// the file watcher (other processes' and this process's other writes, within milliseconds on
 /// Linux), and lock-state changes (each subscription catches up when its items become readable).
 /// A wake-up only makes each subscription compare the file's change counter with the last one it
@@ -24,16 +25,9 @@ final class ChangeMonitor: Sendable {
         var byPath: [String: [UInt64: AsyncStream<ChangeRefresh>.Continuation]] = [:]
     }
 
-    /// Callbacks run after every write committed in this process, by file path (`observeCommits(_:)`).
-    private struct CommitObservers {
-        var nextID: UInt64 = 0
-        var byPath: [String: [UInt64: @Sendable () -> Void]] = [:]
-    }
-
     /// Monitors by key (a file path, or an agent's socket); a monitor exists while it has subscriptions.
     private static let registry = Mutex(Registry())
     private static let probes = Mutex(Probes())
-    private static let commitObservers = Mutex(CommitObservers())
 
     private let path: String
     private let state = Mutex(State())
@@ -42,36 +36,10 @@ final class ChangeMonitor: Sendable {
         self.path = path
     }
 
-    /// Wakes the observers of `store`'s file after a write committed in this process.
-    static func noteLocalWrite(to store: KeychainStore) {
-        let monitor = registry.withLock { $0.monitors[store.path] }
-        monitor?.wakeAll()
-        let observers = commitObservers.withLock { $0.byPath[store.path].map { Array($0.values) } ?? [] }
-        for observer in observers { observer() }
-    }
-
     /// Wakes the observers of `key` (an agent's subscriptions after a write through the agent by this process).
     static func wake(key: String) {
         let monitor = registry.withLock { $0.monitors[key] }
         monitor?.wakeAll()
-    }
-
-    /// Registers a callback run after every write committed in this process to the file at `path`.
-    static func addCommitObserver(path: String, _ observer: @escaping @Sendable () -> Void) -> UInt64 {
-        commitObservers.withLock { observers in
-            let id = observers.nextID
-            observers.nextID += 1
-            observers.byPath[path, default: [:]][id] = observer
-            return id
-        }
-    }
-
-    /// Removes a callback of `addCommitObserver(path:_:)`.
-    static func removeCommitObserver(path: String, id: UInt64) {
-        commitObservers.withLock { observers in
-            observers.byPath[path]?[id] = nil
-            if observers.byPath[path]?.isEmpty == true { observers.byPath[path] = nil }
-        }
     }
 
     /// Adds `subscription` to the monitor of its source, starting the wake-ups for the first one.

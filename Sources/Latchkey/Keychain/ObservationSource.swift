@@ -7,6 +7,17 @@ protocol WakeSource: Sendable {
 
 extension FileChangeWatcher: WakeSource {}
 
+/// The wake-ups of a store in process: its own commits at once, and its file's watcher for the rest.
+private struct StoreWakeSource: WakeSource {
+    let commits: KeychainStoreObservation
+    let watcher: FileChangeWatcher
+
+    func stop() {
+        commits.cancel()
+        watcher.stop()
+    }
+}
+
 /// What change and lock observers of one keychain look at: the service they read through, the lock-state
 /// signal that tells them when their items become readable, and what wakes them when something changed.
 ///
@@ -33,7 +44,12 @@ struct ObservationSource: Sendable {
             key: store.path,
             lockStates: store.keys.lockStates,
             isAgent: false,
-            startWaking: { onChange in FileChangeWatcher(path: store.path, onChange: onChange) }
+            startWaking: { onChange in
+                StoreWakeSource(
+                    commits: store.observeCommits(onChange),
+                    watcher: FileChangeWatcher(path: store.path, onChange: onChange)
+                )
+            }
         )
     }
 

@@ -89,7 +89,7 @@ public struct ItemSchema: Sendable {
     }
 
     /// `kSecClassGenericPassword`.
-    static let genericPassword = ItemSchema(
+    package static let genericPassword = ItemSchema(
         itemClass: .genericPassword,
         attributes: merged(
             common,
@@ -223,7 +223,7 @@ public struct ItemSchema: Sendable {
     }
 
     /// Whether two complete attribute sets name the same item (Apple's uniqueness rule, docs/apple-semantics.md §1.3).
-    func samePrimaryKey(_ lhs: [AttributeName: AttributeValue], _ rhs: [AttributeName: AttributeValue]) -> Bool {
+    package func samePrimaryKey(_ lhs: [AttributeName: AttributeValue], _ rhs: [AttributeName: AttributeValue]) -> Bool {
         primaryKeyBytes(of: lhs) == primaryKeyBytes(of: rhs)
     }
 

@@ -50,7 +50,7 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
     ///
     /// Strings and data with equal bytes are equal (Apple's String/Data equivalence); integral numbers
     /// compare by value whatever their representation.
-    var canonicalBytes: Data {
+    package var canonicalBytes: Data {
         switch self {
         case .string(let text): Data([0x42]) + Data(text.utf8)
         case .data(let bytes): Data([0x42]) + bytes

@@ -5,7 +5,7 @@ import LatchkeyStorage
 import Synchronization
 
 /// The unwrapped keys of one open keychain and its lock state, shared by every thread of the process.
-final class KeyRing: Sendable {
+package final class KeyRing: Sendable {
     /// What an operation needs, copied out under the lock so that crypto runs without holding it.
     struct Snapshot: Sendable {
         var lockState: LockState = .neverUnlocked
@@ -47,7 +47,7 @@ final class KeyRing: Sendable {
     let device: SymmetricKey?
     private let state: Mutex<Snapshot>
     /// Lock-state transitions, for readiness waiters and change observers (published under `state`'s lock).
-    let lockStates = LockStateSignal(.neverUnlocked)
+    package let lockStates = LockStateSignal(.neverUnlocked)
 
     /// Loads what the device secret alone can open (index key, `dk` and `dku` class keys).
     ///

@@ -5,23 +5,23 @@ import LatchkeyStorage
 
 extension KeychainStore {
     /// A decrypted row.
-    struct OpenedRow {
-        var row: ItemRow
+    package struct OpenedRow {
+        package var row: ItemRow
         var keyClass: Accessibility
-        var attributes: [AttributeName: AttributeValue]
-        var secret: SecretData?
+        package var attributes: [AttributeName: AttributeValue]
+        package var secret: SecretData?
         /// The search-tag tokens sealed in the item's record.
         var tags: [Data] = []
         /// The tags' text in the order of `tags` (`nil` when not decoded, or written before tag text was kept).
         var tagText: [String]? = []
 
         /// The tags as they are sealed again when the item is rewritten with its tags kept.
-        var sealedTags: SealedTags { SealedTags(tokens: tags, text: tagText) }
+        package var sealedTags: SealedTags { SealedTags(tokens: tags, text: tagText) }
     }
 
     /// Executes a search: the class's rows or the identity join, then host matching, the access-control
     /// policy, the match limit and the corrupt-row policy, all here.
-    func executeFind(_ request: FindRequest) throws(KeychainError) -> [FoundItem] {
+    package func executeFind(_ request: FindRequest) throws(KeychainError) -> [FoundItem] {
         if request.referencesOnly { return try executeReferenceFind(request) }
         let query = request.query
         let snapshot = keys.snapshot()
@@ -165,7 +165,7 @@ extension KeychainStore {
     }
 
     /// Whether an item matches `query`, from the search tokens alone when every filter has a token column.
-    func executeExists(_ query: ItemQuery) throws(KeychainError) -> Bool {
+    package func executeExists(_ query: ItemQuery) throws(KeychainError) -> Bool {
         if !IdentityJoin.isIdentity(query) {
             let plan = try plan(query)
             // `fullyIndexed` is false with search tags: their tokens are checked in the decrypted records.
@@ -197,14 +197,14 @@ extension KeychainStore {
         }
     }
 
-    static var notFound: KeychainError {
+    package static var notFound: KeychainError {
         KeychainError(.itemNotFound, "The specified item could not be found in the keychain.")
     }
 }
 
 extension KeychainStore.OpenedRow {
     /// The row as a search result of `itemClass`, with its search tags when asked (and decoded).
-    func found(_ itemClass: ItemClass, withSearchTags: Bool = false) -> FoundItem {
+    package func found(_ itemClass: ItemClass, withSearchTags: Bool = false) -> FoundItem {
         FoundItem(
             itemClass: itemClass,
             attributes: attributes,

@@ -27,9 +27,9 @@ extension KeychainStore {
     ///
     /// The observer runs on the committing thread, after the commit: it must only hand the event on.
     package func observeCommits(_ observer: @escaping @Sendable () -> Void) -> KeychainStoreObservation {
-        let path = self.path
-        let id = ChangeMonitor.addCommitObserver(path: path, observer)
-        return KeychainStoreObservation { ChangeMonitor.removeCommitObserver(path: path, id: id) }
+        let commits = self.commits
+        let id = commits.add(observer)
+        return KeychainStoreObservation { commits.remove(id) }
     }
 
     /// Calls `observer` with the current lock state at once, then on every change in this process.

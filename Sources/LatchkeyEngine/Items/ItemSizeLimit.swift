@@ -78,26 +78,6 @@ public enum ItemSizeLimit {
         try check(attributes: changes.attributes, data: changes.data, searchTags: changes.searchTags ?? [])
     }
 
-    /// Refuses every item and change of `operation` (and of the operations of a batch) over `maximumBytes`.
-    package static func check(_ operation: KeychainOperation) throws(KeychainError) {
-        switch operation {
-        case .add(let item), .upsert(let item), .restore(let item, _):
-            try check(item)
-        case .addAll(let items, _):
-            for item in items { try check(item) }
-        case .updateFirstOrAdd(_, let changes, let otherwise):
-            try check(changes)
-            try check(otherwise)
-        case .update(let request):
-            try check(request.changes)
-        case .batch(let operations):
-            for operation in operations { try check(operation) }
-        case .find, .exists, .delete, .lockState, .unlock, .lock, .accessGroups, .changeCounter, .damagedItems,
-            .verifyIntegrity, .changeCredential:
-            break
-        }
-    }
-
     /// `count` in groups of three digits separated by spaces: `20 971 520`.
     package static func grouped(_ count: Int) -> String {
         var digits = String(count)

@@ -2,7 +2,7 @@ import Dispatch
 
 /// Runs blocking keychain work (SQLite, fsync, scrypt, AES) on dedicated threads, so that `async`
 /// callers never block their executor (the main actor or the cooperative thread pool).
-enum BlockingWork {
+package enum BlockingWork {
     /// GCD caps the threads of a concurrent queue; GRDB's pool lets reads run in parallel and
     /// serialises writes.
     static let queue = DispatchQueue(label: "latchkey.blocking-work", qos: .userInitiated, attributes: .concurrent)
@@ -10,7 +10,7 @@ enum BlockingWork {
     /// Runs `body` on the work queue and resumes the caller with its result.
     ///
     /// The work is not cancellable once started: a write either commits or rolls back as a whole.
-    static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    package static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             queue.async {
                 continuation.resume(returning: Result { () throws(E) -> T in try body() })

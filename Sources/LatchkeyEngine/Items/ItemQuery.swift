@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyCrypto
 
 /// Which items an operation applies to: a class plus an AND of attribute equalities.
 ///

@@ -6,9 +6,9 @@ import Synchronization
 /// the order they happened. Observers are callbacks (cheap, synchronous, never blocking) or an
 /// `AsyncStream` built on them. This is the one readiness signal: whatever unlocks the key ring (a
 /// passphrase, a key file, later a per-user agent handing the keys over) reaches every waiter.
-final class LockStateSignal: Sendable {
+package final class LockStateSignal: Sendable {
     /// Identifies a registered observer.
-    struct Token: Sendable, Hashable {
+    package struct Token: Sendable, Hashable {
         fileprivate let id: UInt64
     }
 
@@ -22,18 +22,18 @@ final class LockStateSignal: Sendable {
 
     private let state: Mutex<State>
 
-    init(_ initial: LockState) {
+    package init(_ initial: LockState) {
         state = Mutex(State(current: initial))
     }
 
     /// The last published state.
-    var current: LockState { state.withLock { $0.current } }
+    package var current: LockState { state.withLock { $0.current } }
 
     /// Records `newState` and tells every observer when it differs from the current one.
     ///
     /// Observers run synchronously, under this signal's lock: they must only hand the state on
     /// (yield to a stream, schedule work), never call back into the signal.
-    func publish(_ newState: LockState) {
+    package func publish(_ newState: LockState) {
         state.withLock { state in
             guard state.current != newState else { return }
             state.current = newState
@@ -42,7 +42,7 @@ final class LockStateSignal: Sendable {
     }
 
     /// Registers `observer`, calls it at once with the current state, and then on every change.
-    func observe(_ observer: @escaping @Sendable (LockState) -> Void) -> Token {
+    package func observe(_ observer: @escaping @Sendable (LockState) -> Void) -> Token {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
@@ -88,12 +88,12 @@ final class LockStateSignal: Sendable {
     }
 
     /// Stops calling an observer.
-    func removeObserver(_ token: Token) {
+    package func removeObserver(_ token: Token) {
         _ = state.withLock { $0.observers.removeValue(forKey: token.id) }
     }
 
     /// The current state, then every change, until the consumer stops iterating.
-    func updates() -> AsyncStream<LockState> {
+    package func updates() -> AsyncStream<LockState> {
         let (stream, continuation) = AsyncStream.makeStream(of: LockState.self, bufferingPolicy: .bufferingNewest(8))
         let token = observe { continuation.yield($0) }
         continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
@@ -103,7 +103,7 @@ final class LockStateSignal: Sendable {
 
 extension LockState {
     /// Whether items of `accessibility` can be opened in this state (ignoring device-secret binding).
-    func permits(_ accessibility: Accessibility) -> Bool {
+    package func permits(_ accessibility: Accessibility) -> Bool {
         switch accessibility.requirement {
         case .unlocked: self == .unlocked
         case .firstUnlock: self != .neverUnlocked

@@ -66,9 +66,11 @@ public final class KeychainStore: Sendable {
     /// The options it was opened with.
     public let options: Options
     let storage: StorageFile
-    let keys: KeyRing
+    package let keys: KeyRing
     /// Rollback detection for this open file (shared by every scoped view of it).
     let ledger: RowLedger
+    /// The observers told after each write this store (or a scoped view of it) commits.
+    let commits: CommitObservers
     /// Whether this is a view made by `scoped(accessGroups:)` for one client (the agent's): maintenance
     /// reports then cover only its groups' items (`verifyIntegrity()`).
     let isScoped: Bool
@@ -79,6 +81,7 @@ public final class KeychainStore: Sendable {
         storage: StorageFile,
         keys: KeyRing,
         ledger: RowLedger = RowLedger(),
+        commits: CommitObservers = CommitObservers(),
         isScoped: Bool = false
     ) {
         self.path = path
@@ -86,6 +89,7 @@ public final class KeychainStore: Sendable {
         self.storage = storage
         self.keys = keys
         self.ledger = ledger
+        self.commits = commits
         self.isScoped = isScoped
     }
 
@@ -104,6 +108,7 @@ public final class KeychainStore: Sendable {
             storage: storage,
             keys: keys,
             ledger: ledger,
+            commits: commits,
             isScoped: true
         )
     }

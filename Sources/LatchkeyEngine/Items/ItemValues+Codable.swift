@@ -1,7 +1,7 @@
 import Foundation
 import LatchkeyCrypto
 
-// Codable conformances of the operation model written out where a field is a `SecretData`, whose bytes travel as plain `Data` inside the (private) envelope.
+// Codable conformances of the engine's request and result values written out where a field is a `SecretData`, whose bytes travel as plain `Data` inside the (private) envelope.
 
 extension NewItem: Codable {
     private enum CodingKeys: String, CodingKey { case itemClass, attributes, data, searchTags }

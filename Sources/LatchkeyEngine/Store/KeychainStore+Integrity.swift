@@ -144,7 +144,7 @@ extension KeychainStore {
         }
         if changed > 0 {
             options.logger.notice("search-tag index rebuilt", metadata: ["items": "\(changed)"])
-            ChangeMonitor.noteLocalWrite(to: self)
+            commits.notify()
         }
         return changed
     }

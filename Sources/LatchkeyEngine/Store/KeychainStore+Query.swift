@@ -4,11 +4,11 @@ import LatchkeyCrypto
 import LatchkeyStorage
 
 /// A validated query: class, table, schema and coerced attribute filters.
-struct QueryPlan {
-    var itemClass: ItemClass
+package struct QueryPlan {
+    package var itemClass: ItemClass
     var table: ItemTable
-    var schema: ItemSchema
-    var attributes: [AttributeName: AttributeValue]
+    package var schema: ItemSchema
+    package var attributes: [AttributeName: AttributeValue]
     var synchronizable: ItemQuery.Synchronizable
     var persistref: Data?
     var includeTombstones: Bool
@@ -249,7 +249,7 @@ extension KeychainStore {
         KeychainError(.missingEntitlement, "This process has no keychain access groups; set LATCHKEY_ACCESS_GROUPS.")
     }
 
-    static func persistentReference(_ itemClass: ItemClass, _ persistref: Data) -> Data {
+    package static func persistentReference(_ itemClass: ItemClass, _ persistref: Data) -> Data {
         Data(itemClass.rawValue.utf8) + persistref
     }
 

@@ -21,7 +21,7 @@ extension TokenCache {
     /// The keyed tokens of search tags in `table` with each token's tag text (the text first given for it),
     /// in the order of `tagTokens(_:_:)`: what a record seals so that the tags can be read back (backups,
     /// migrations).
-    func sealedTags(_ table: ItemTable, _ tags: [String]) -> SealedTags {
+    package func sealedTags(_ table: ItemTable, _ tags: [String]) -> SealedTags {
         guard !tags.isEmpty else { return SealedTags() }
         let domain = tokenizer.domain(Self.tagDomain(table))
         var byToken: [Data: String] = [:]
@@ -36,7 +36,7 @@ extension TokenCache {
 
 /// An item's search tags as its record seals them: the keyed tokens (sorted) and, when known, the tags' text
 /// in the same order (`nil` for an item written before tag text was kept, which has tokens only).
-struct SealedTags: Equatable {
+package struct SealedTags: Equatable {
     /// The keyed tokens, sorted.
     var tokens: [Data] = []
     /// The text of each token, or `nil` when it is not known.

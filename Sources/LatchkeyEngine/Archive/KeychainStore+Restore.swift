@@ -31,13 +31,7 @@ extension KeychainStore {
     ) throws(KeychainError)
         -> RestoreOutcome
     {
-        let operation = KeychainOperation.restore(
-            NewItem(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags),
-            replacingExisting: replacingExisting
-        )
-        guard case .restored(let outcome) = try perform(operation) else {
-            throw KeychainOutcome.mismatch("a restore outcome")
-        }
-        return outcome
+        let item = NewItem(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags)
+        return try transaction { try $0.restore(item, replacingExisting: replacingExisting) }
     }
 }

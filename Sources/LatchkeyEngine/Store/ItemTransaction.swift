@@ -11,7 +11,7 @@ import LatchkeyStorage
 /// transactions over it; the high-level `Keychain` combines several (upserts, `removeAll`, migrations).
 ///
 /// Not `Sendable`: it lives only inside the closure given to `KeychainStore.transaction(_:)`.
-final class ItemTransaction {
+package final class ItemTransaction {
     let store: KeychainStore
     let writer: StorageWriter
     let snapshot: KeyRing.Snapshot
@@ -72,7 +72,7 @@ final class ItemTransaction {
     /// The live items matching `query` inside the transaction (empty when none match).
     ///
     /// - Throws: `interactionNotAllowed` when a matching row's class is locked.
-    func find(_ query: ItemQuery, withData: Bool) throws -> (plan: QueryPlan, rows: [KeychainStore.OpenedRow]) {
+    package func find(_ query: ItemQuery, withData: Bool) throws -> (plan: QueryPlan, rows: [KeychainStore.OpenedRow]) {
         let plan = try store.plan(query)
         let filter = try store.rowFilter(plan, tokens: tokens, limit: nil)
         let (rows, _) = try store.openRows(
@@ -94,7 +94,7 @@ final class ItemTransaction {
     ///   was kept, whose tags are carried as tokens alone.
     /// - Throws: `duplicateItem` when a live item has the same primary key.
     @discardableResult
-    func add(
+    package func add(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
         data: SecretData?,
@@ -111,7 +111,7 @@ final class ItemTransaction {
 
     /// Adds `item` (see `add(_:attributes:data:searchTags:)`).
     @discardableResult
-    func add(_ item: NewItem) throws -> FoundItem {
+    package func add(_ item: NewItem) throws -> FoundItem {
         try add(item.itemClass, attributes: item.attributes, data: item.data, searchTags: item.searchTags)
     }
 
@@ -119,7 +119,7 @@ final class ItemTransaction {
     /// class, access group, synchronizable flag and key attributes) with the given attributes and secret.
     /// Never `duplicateItem`; the creation date and persistent reference of an updated item stay, and its
     /// search tags become `searchTags` (when there are some; none keeps the item's tags).
-    func upsert(
+    package func upsert(
         _ itemClass: ItemClass,
         attributes: [AttributeName: AttributeValue],
         data: SecretData?,
@@ -163,7 +163,7 @@ final class ItemTransaction {
 
     /// Adds `items` together; with `tolerateExisting`, an item whose primary key is taken is left as it is,
     /// and only all of them existing is `duplicateItem` (an identity's certificate and key).
-    func addAll(_ items: [NewItem], tolerateExisting: Bool) throws -> [FoundItem] {
+    package func addAll(_ items: [NewItem], tolerateExisting: Bool) throws -> [FoundItem] {
         var added: [FoundItem] = []
         for item in items {
             do {
@@ -180,7 +180,7 @@ final class ItemTransaction {
 
     /// Restores an archived item: the rules of `add`, but its creation and modification dates are kept
     /// when present; a live item with the same primary key is replaced only when `replacingExisting`.
-    func restore(_ item: NewItem, replacingExisting: Bool) throws -> KeychainStore.RestoreOutcome {
+    package func restore(_ item: NewItem, replacingExisting: Bool) throws -> KeychainStore.RestoreOutcome {
         let new = try sealNew(
             item.itemClass,
             attributes: item.attributes,
@@ -268,7 +268,7 @@ final class ItemTransaction {
     ///
     /// The changes are validated first, so a bad attribute is reported even when nothing matches; the
     /// matches' access control is checked against `authentication` in the same transaction.
-    func updateAll(
+    package func updateAll(
         _ query: ItemQuery,
         with changes: ItemChanges,
         authentication: AuthenticationPolicy = .confirmed
@@ -290,7 +290,7 @@ final class ItemTransaction {
     ///   - changes: New attribute values and, optionally, a new secret and new search tags.
     ///   - batch: The rows updated together with `item`; none of them counts as a tombstone to replace.
     /// - Throws: `duplicateItem` when the change would collide with a live item's primary key.
-    func update(
+    package func update(
         _ item: KeychainStore.OpenedRow,
         plan: QueryPlan,
         with changes: ItemChanges,
@@ -383,7 +383,7 @@ final class ItemTransaction {
     }
 
     /// Deletes one item found by `find`; a synchronizable item leaves a tombstone, as in `KeychainStore.delete`.
-    func delete(_ item: KeychainStore.OpenedRow, plan: QueryPlan) throws {
+    package func delete(_ item: KeychainStore.OpenedRow, plan: QueryPlan) throws {
         guard let id = item.row.id else { return }
         if item.attributes[.synchronizable]?.numberValue == 1 {
             var tombstone = try tombstone(of: item, plan: plan, fresh: false)
@@ -398,7 +398,7 @@ final class ItemTransaction {
 
     /// Deletes the items matching `query` (every match, or the first `limit`; see `delete(_:plan:)`);
     /// returns how many.
-    func deleteAll(_ query: ItemQuery, limit: MatchLimit = .all) throws -> Int {
+    package func deleteAll(_ query: ItemQuery, limit: MatchLimit = .all) throws -> Int {
         if IdentityJoin.isIdentity(query) { return try deleteIdentities(query) }
         var (plan, items) = try find(query, withData: false)
         if let rowLimit = limit.rowLimit, items.count > rowLimit { items.removeLast(items.count - rowLimit) }
@@ -431,7 +431,7 @@ extension KeychainStore {
     ///
     /// The change counter is bumped once when an item changed. `body` must not call the store's own
     /// one-shot operations (SQLite transactions do not nest): use the transaction's methods.
-    func transaction<T>(_ body: (ItemTransaction) throws -> T) throws(KeychainError) -> T {
+    package func transaction<T>(_ body: (ItemTransaction) throws -> T) throws(KeychainError) -> T {
         let snapshot = keys.snapshot()
         let tokens = try tokenCache(snapshot)
         var delta: RowLedger.Delta?
@@ -458,7 +458,7 @@ extension KeychainStore {
             throw error
         }
         if let delta { ledger.commit(delta) }
-        if result.1 { ChangeMonitor.noteLocalWrite(to: self) }
+        if result.1 { commits.notify() }
         return result.0
     }
 }
