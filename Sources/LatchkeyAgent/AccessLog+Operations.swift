@@ -15,8 +15,8 @@ extension AccessLog {
         outcome: KeychainOutcome,
         application: AccessLogEntry.Application
     ) {
-        if case .find(let request) = operation {
-            guard request.withData, case .items(let found) = outcome else { return }
+        if case .find(let request) = operation.storage {
+            guard request.withData, case .items(let found) = outcome.storage else { return }
             let named = found.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             record(Self.record(.read, named, application))
             return
@@ -52,21 +52,21 @@ extension AccessLog {
         written: inout [AccessLogRecord.Named],
         deleted: inout [AccessLogRecord.Named]
     ) {
-        switch operation {
+        switch operation.storage {
         case .add(let item), .upsert(let item), .restore(let item, _):
-            if case .items(let stored)? = outcome, !stored.isEmpty {
+            if case .items(let stored)? = outcome?.storage, !stored.isEmpty {
                 written += stored.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             } else {
                 written.append(AccessLogRecord.Named(itemClass: item.itemClass, attributes: item.attributes))
             }
         case .addAll(let items, _):
-            if case .items(let stored)? = outcome, !stored.isEmpty {
+            if case .items(let stored)? = outcome?.storage, !stored.isEmpty {
                 written += stored.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             } else {
                 written += items.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             }
         case .updateFirstOrAdd(let match, _, let otherwise):
-            if case .items(let stored)? = outcome, !stored.isEmpty {
+            if case .items(let stored)? = outcome?.storage, !stored.isEmpty {
                 written += stored.map { AccessLogRecord.Named(itemClass: $0.itemClass, attributes: $0.attributes) }
             } else {
                 written.append(
@@ -79,11 +79,11 @@ extension AccessLog {
         case .update(let request):
             written.append(Self.named(request.query))
         case .delete(let request):
-            if case .count(0)? = outcome { return }
+            if case .count(0)? = outcome?.storage { return }
             deleted.append(Self.named(request.query))
         case .batch(let operations):
             var outcomes: [KeychainOutcome] = []
-            if case .batch(let answered)? = outcome { outcomes = answered }
+            if case .batch(let answered)? = outcome?.storage { outcomes = answered }
             for (index, inner) in operations.enumerated() {
                 collect(inner, index < outcomes.count ? outcomes[index] : nil, written: &written, deleted: &deleted)
             }

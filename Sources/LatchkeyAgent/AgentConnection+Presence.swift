@@ -76,7 +76,7 @@ extension KeychainOperation {
             case .skip, .fail: given
             }
         }
-        switch self {
+        switch storage {
         case .find(var request):
             request.authentication = policy(request.authentication)
             return (.find(request), request.authenticationReuse)

@@ -168,7 +168,7 @@ struct AgentConnection: Sendable {
         server.noteRequest()
         do {
             let outcome = try perform(operation, store: store, acceptRollback: acceptRollback)
-            switch operation {
+            switch operation.storage {
             case .unlock, .lock:
                 logger.info(
                     "lock state changed",
@@ -205,7 +205,7 @@ struct AgentConnection: Sendable {
         acceptRollback: Bool
     ) throws(KeychainError) -> KeychainOutcome {
         let memory = server.ledgerMemory
-        switch operation {
+        switch operation.storage {
         case .unlock:
             if acceptRollback {
                 let outcome = try store.perform(operation)
@@ -220,7 +220,7 @@ struct AgentConnection: Sendable {
                 server.store.lock()
                 throw error
             }
-            if case .unlock(.passphrase(let passphrase)) = operation { server.notePassphraseUnlock(passphrase) }
+            if case .unlock(.passphrase(let passphrase)) = operation.storage { server.notePassphraseUnlock(passphrase) }
             return outcome
         case .lockState, .accessGroups:
             return try store.perform(operation)

@@ -85,7 +85,7 @@ extension AgentServer {
         let scoped = store.scoped(accessGroups: [group])
         for itemClass in [ItemClass.genericPassword, .internetPassword, .key, .certificate] {
             let request = FindRequest(ItemQuery(itemClass, synchronizable: .any), limit: .one, referencesOnly: true)
-            if case .items(let items)? = try? scoped.perform(.find(request)), !items.isEmpty { return true }
+            if case .items(let items)? = (try? scoped.perform(.find(request)))?.storage, !items.isEmpty { return true }
         }
         return false
     }

@@ -38,7 +38,7 @@ struct AgentInProcessService: KeychainService {
 
     func perform(_ operation: KeychainOperation) throws(KeychainError) -> KeychainOutcome {
         let memory = server.ledgerMemory
-        switch operation {
+        switch operation.storage {
         case .lockState, .accessGroups, .changeCounter:
             return try store.perform(operation)
         case .find, .exists:

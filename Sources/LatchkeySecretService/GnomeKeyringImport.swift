@@ -178,7 +178,7 @@ public enum GnomeKeyringImport {
             throw KeychainError(.internalComponent, "The keychain answered the import with another number of outcomes.")
         }
         for (owner, outcome) in zip(owners, outcomes) {
-            guard case .restored(let restored) = outcome else {
+            guard case .restored(let restored) = outcome.storage else {
                 throw KeychainError(.internalComponent, "The keychain answered a restore with something else.")
             }
             if restored == .duplicate {

@@ -12,7 +12,9 @@ extension SecretService {
     /// forgotten (the registry cannot be read again until it is unlocked, and the change is still seen then).
     func forgetCollectionsChangedElsewhere() {
         guard !isLocked else { return }
-        guard case .changeCounter(let counter) = try? backend.keychain.perform(.changeCounter) else { return }
+        guard case .changeCounter(let counter) = (try? backend.keychain.perform(.changeCounter))?.storage else {
+            return
+        }
         guard counter != knownChangeCounter else { return }
         knownChangeCounter = counter
         // Aliases to the `session` collection live only in memory (never in the registry): they are kept.

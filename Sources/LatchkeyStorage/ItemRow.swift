@@ -142,13 +142,24 @@ package struct RowTokens: Sendable, Equatable {
     /// NULL, without copying them out.
     package func withToken<R>(atColumn index: Int, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
         guard index < columns.count else { return body(nil) }
-        let end = end(index)
-        guard end & Self.present != 0 else { return body(nil) }
-        let start = index == 0 ? 0 : Int(self.end(index - 1) & ~Self.present)
         let header = columns.count * MemoryLayout<UInt32>.size
+        // One access to the buffer for the offsets and the bytes (each `Data` access has a cost of its own).
         return buffer.withUnsafeBytes { raw in
-            body(UnsafeRawBufferPointer(rebasing: raw[header + start..<header + Int(end & ~Self.present)]))
+            let size = MemoryLayout<UInt32>.size
+            let end = raw.loadUnaligned(fromByteOffset: index * size, as: UInt32.self)
+            guard end & Self.present != 0 else { return body(nil) }
+            let start =
+                index == 0
+                ? 0 : Int(raw.loadUnaligned(fromByteOffset: (index - 1) * size, as: UInt32.self) & ~Self.present)
+            return body(UnsafeRawBufferPointer(rebasing: raw[header + start..<header + Int(end & ~Self.present)]))
         }
+    }
+
+    /// Calls `body` with the bytes of `column`'s token, or `nil` for NULL (or a column this row does not
+    /// have), without copying them out.
+    package func withToken<R>(named column: String, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard let index = columns.firstIndex(of: column) else { return body(nil) }
+        return withToken(atColumn: index, body)
     }
 
     /// Every non-NULL column and its token.

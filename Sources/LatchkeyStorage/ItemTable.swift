@@ -48,6 +48,17 @@ package enum ItemTable: String, CaseIterable, Sendable {
         }
     }
 
+    /// The composite index of migration v4 (docs/storage-format.md §3): the primary key's two most
+    /// selective token columns, in place of schema version 1's index on the leading one alone.
+    package var compositeIndex: (leading: String, trailing: String)? {
+        switch self {
+        case .genp: ("acct", "svce")
+        case .inet: ("srvr", "acct")
+        case .cert: ("issr", "slnr")
+        case .keys: nil
+        }
+    }
+
     /// Columns that get an index in schema version 1.
     var indexedColumns: [String] {
         switch self {

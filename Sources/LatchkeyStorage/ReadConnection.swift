@@ -185,7 +185,7 @@ final class DirectReads: @unchecked Sendable {
 
     /// Runs `body` in a read transaction on the dedicated connection, or returns `nil` without running
     /// it when the connection is busy or unavailable.
-    func read<T>(_ body: (StorageReader) throws -> T) throws -> T? {
+    func read<T>(compositeIndexes: Bool, _ body: (StorageReader) throws -> T) throws -> T? {
         guard lock.try() else { return nil }
         defer { lock.unlock() }
         let connection: ReadConnection
@@ -200,7 +200,11 @@ final class DirectReads: @unchecked Sendable {
             state = .open(opened)
             connection = opened
         }
-        return .some(try connection.transaction { try body(StorageReader(connection: connection)) })
+        return .some(
+            try connection.transaction {
+                try body(StorageReader(connection: connection, compositeIndexes: compositeIndexes))
+            }
+        )
     }
 
     /// Opens the connection and proves that it can read the file; `nil` on any failure.
@@ -270,6 +274,31 @@ struct SQLiteQuery: ~Copyable {
             return sqlite3_bind_blob(statement, index, base, Int32(buffer.count), SQLiteCall.transient)
         }
         guard code == SQLITE_OK else { throw SQLiteCall.error(code, statement: statement) }
+    }
+
+    /// Binds the next parameter to `bytes` as a blob, or to NULL for `nil`.
+    mutating func bind(optional bytes: UnsafeRawBufferPointer?) throws {
+        guard let bytes else {
+            parameter += 1
+            let code = sqlite3_bind_null(statement, parameter)
+            guard code == SQLITE_OK else { throw SQLiteCall.error(code, statement: statement) }
+            return
+        }
+        parameter += 1
+        let index = parameter
+        let code =
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                sqlite3_bind_blob(statement, index, base, Int32(bytes.count), SQLiteCall.transient)
+            } else {
+                sqlite3_bind_zeroblob(statement, index, 0)
+            }
+        guard code == SQLITE_OK else { throw SQLiteCall.error(code, statement: statement) }
+    }
+
+    /// Binds the next parameter to `bytes` as a blob, or to NULL for `nil`.
+    mutating func bind(optional bytes: Data?) throws {
+        guard let bytes else { return try bind(optional: UnsafeRawBufferPointer?.none) }
+        try bind(bytes)
     }
 
     /// Binds the next parameter to an integer.

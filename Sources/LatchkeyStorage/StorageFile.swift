@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -23,6 +24,9 @@ package final class StorageFile: Sendable {
     private let pool: DatabasePool
     /// The dedicated connection that serves reads when no other thread is using it (see `read`).
     private let directReads: DirectReads
+    /// Whether the file has migration v4's composite indexes, as found when it was opened (a file another
+    /// process migrates later is searched as before, which its new indexes also serve).
+    private let compositeIndexes = Atomic<Bool>(false)
 
     private init(path: String, pool: DatabasePool, readOnly: Bool) {
         self.path = path
@@ -217,12 +221,11 @@ package final class StorageFile: Sendable {
         } catch {
             throw StorageError.map(error, path: path)
         }
-        if needsMigration && !isReadOnly {
-            do {
-                try StorageSchema.migrator.migrate(pool)
-            } catch {
-                throw StorageError.map(error, path: path)
-            }
+        do {
+            if needsMigration && !isReadOnly { try StorageSchema.migrator.migrate(pool) }
+            compositeIndexes.store(try pool.read(StorageSchema.hasCompositeIndexes), ordering: .relaxed)
+        } catch {
+            throw StorageError.map(error, path: path)
         }
     }
 
@@ -231,9 +234,10 @@ package final class StorageFile: Sendable {
     /// The read runs on the file's dedicated read connection with prepared `BEGIN`/`COMMIT` when no other
     /// thread is using it, else on a reader of GRDB's pool; both see the same committed state.
     package func read<T>(_ body: (StorageReader) throws -> T) throws -> T {
+        let composite = compositeIndexes.load(ordering: .relaxed)
         do {
-            if let result = try directReads.read(body) { return result }
-            return try pool.read { db in try body(StorageReader(db: db)) }
+            if let result = try directReads.read(compositeIndexes: composite, body) { return result }
+            return try pool.read { db in try body(StorageReader(db: db, compositeIndexes: composite)) }
         } catch {
             throw StorageError.map(error, path: path)
         }
@@ -249,7 +253,9 @@ package final class StorageFile: Sendable {
             return try pool.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
-                    result = try body(StorageWriter(db: db))
+                    result = try body(
+                        StorageWriter(db: db, compositeIndexes: compositeIndexes.load(ordering: .relaxed))
+                    )
                     return .commit
                 }
                 guard let result else { preconditionFailure("transaction committed without a result") }

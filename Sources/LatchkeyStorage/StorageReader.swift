@@ -15,15 +15,20 @@ package struct StorageReader {
     }
 
     private let source: Source
+    /// Whether the file has migration v4's composite indexes (`ItemTable.compositeIndex`), which a search
+    /// driven by their leading column uses for their trailing column too.
+    let compositeIndexes: Bool
 
     /// A reader on a GRDB connection (a pool read or a write transaction).
-    init(db: Database) {
+    init(db: Database, compositeIndexes: Bool = false) {
         source = .grdb(db)
+        self.compositeIndexes = compositeIndexes
     }
 
     /// A reader on the dedicated read connection.
-    init(connection: ReadConnection) {
+    init(connection: ReadConnection, compositeIndexes: Bool = false) {
         source = .direct(connection)
+        self.compositeIndexes = compositeIndexes
     }
 
     /// The prepared statement for `sql` on this reader's connection, ready to bind.
@@ -136,14 +141,15 @@ package struct StorageReader {
             persistref: filter.persistref != nil,
             primaryKey: filter.primaryKey != nil,
             limited: filter.limit != nil,
-            terms: filter.conditions.map { Self.term($0, shape, driving: driving) },
+            terms: filter.conditions.map { term($0, table, shape, driving: driving) },
             tags: filter.tags.count
         )
     }
 
     /// One condition's term: its column, its token count, and whether a `+` keeps its index from driving.
-    private static func term(
+    private func term(
         _ condition: (column: String, tokens: [Data]),
+        _ table: ItemTable,
         _ shape: SelectSQL,
         driving: String?
     ) -> SelectKey.Term {
@@ -151,9 +157,15 @@ package struct StorageReader {
             preconditionFailure("unknown column \(condition.column)")
         }
         // A unary `+` keeps a term out of index selection without changing its value (SQLite's
-        // documented way to disqualify an index), so that the chosen index drives the search.
+        // documented way to disqualify an index), so that the chosen index drives the search. The
+        // trailing column of the driving column's composite index keeps its term: SQLite then descends
+        // that index by both (and prefers it, having more equalities, to the trailing column's own).
+        let composite =
+            compositeIndexes
+            && table.compositeIndex.map { $0.leading == driving && $0.trailing == condition.column } ?? false
         let disqualified =
             driving != nil && driving != condition.column && shape.indexedColumns.contains(condition.column)
+            && !composite
         return SelectKey.Term(column: column, tokens: condition.tokens.count, disqualified: disqualified)
     }
 
@@ -186,7 +198,7 @@ package struct StorageReader {
             ) : nil
         for condition in filter.conditions {
             guard var packed = signature else { break }
-            signature = packed.append(Self.term(condition, shape, driving: driving)) ? packed : nil
+            signature = packed.append(term(condition, table, shape, driving: driving)) ? packed : nil
         }
         let statementKey = signature.map { StatementKey.selectSignature($0.bits) } ?? .select(key())
         var query = try query(statementKey) { key().sql(shape) }

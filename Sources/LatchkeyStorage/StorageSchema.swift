@@ -60,6 +60,31 @@ enum StorageSchema {
                     """
             )
         }
+        migrator.registerMigration("v4") { db in
+            // Composite primary-key indexes (`ItemTable.compositeIndexes`): a search by account and service
+            // descends one index to the item even when many items share the account. Each replaces the
+            // index on its leading column, which it serves as well. Older builds open the file unchanged:
+            // their searches name no index, and SQLite serves them from the composite indexes' prefixes.
+            for table in ItemTable.allCases {
+                guard let (leading, trailing) = table.compositeIndex else { continue }
+                let name = table.rawValue
+                try db.execute(
+                    sql: """
+                        CREATE INDEX \(name)_\(leading)_\(trailing) ON \(name)(\(leading), \(trailing));
+                        DROP INDEX \(name)_\(leading);
+                        """
+                )
+            }
+        }
         return migrator
+    }
+
+    /// Whether the file open as `db` has the composite indexes of migration v4 (a file of an older format
+    /// opened read-only has not).
+    static func hasCompositeIndexes(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: "SELECT count(*) = 1 FROM sqlite_master WHERE type = 'index' AND name = 'genp_acct_svce'"
+        ) ?? false
     }
 }

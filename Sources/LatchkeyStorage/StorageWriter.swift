@@ -4,9 +4,11 @@ import GRDB
 /// Write access inside one `BEGIN IMMEDIATE` transaction; valid only inside the closure it is handed to.
 package struct StorageWriter {
     let db: Database
+    /// Whether the file has migration v4's composite indexes (see `StorageReader.compositeIndexes`).
+    var compositeIndexes = false
 
     /// Reads within the same transaction.
-    package var reader: StorageReader { StorageReader(db: db) }
+    package var reader: StorageReader { StorageReader(db: db, compositeIndexes: compositeIndexes) }
 
     /// Stores `value` under `name` in the `meta` table, replacing any previous value.
     package func setMeta(_ name: String, _ value: Data) throws {
@@ -53,16 +55,26 @@ package struct StorageWriter {
     /// - Throws: `StorageError.uniqueViolation` when the primary-key hash (or persistref) already exists.
     @discardableResult
     package func insert(_ row: ItemRow, into table: ItemTable) throws -> Int64 {
-        let columns = ["persistref", "pk"] + table.tokenColumns + ["itemkey", "attrs", "secret"]
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ",")
-        let statement = try db.cachedStatement(
-            sql: "INSERT INTO \(table.rawValue) (\(columns.joined(separator: ","))) VALUES (\(marks))"
-        )
-        var arguments: [(any DatabaseValueConvertible)?] = [row.persistref, row.primaryKey]
-        arguments += table.tokenColumns.map { row.tokens[$0] }
-        arguments += [row.itemKey, row.attributes, row.secret]
-        try Self.mappingConstraint { try statement.execute(arguments: StatementArguments(arguments)) }
+        // The statement's text is built once per table (`WriteSQL`) and its parameters bound through
+        // SQLite's C API, as reads are: no argument array, no per-call SQL.
+        var query = SQLiteQuery(try db.cachedStatement(sql: WriteSQL.of(table).insert).sqliteStatement)
+        try query.bind(row.persistref)
+        try query.bind(row.primaryKey)
+        try bindColumns(of: row, in: table, to: &query)
+        try Self.mappingConstraint { _ = try query.step() }
         return db.lastInsertedRowID
+    }
+
+    /// Binds the columns `insert` and `update` write after `pk`: the token columns, the item key, the
+    /// attribute record and the secret.
+    private func bindColumns(of row: ItemRow, in table: ItemTable, to query: inout SQLiteQuery) throws {
+        // By name: a row built for writing holds its tokens in its own column order, not the table's.
+        for column in table.tokenColumns {
+            try row.tokens.withToken(named: column) { token in Result { try query.bind(optional: token) } }.get()
+        }
+        try query.bind(row.itemKey)
+        try query.bind(row.attributes)
+        try query.bind(optional: row.secret)
     }
 
     /// Rewrites every column of the row with `row.id` (its persistref stays).
@@ -70,13 +82,11 @@ package struct StorageWriter {
     /// - Throws: `StorageError.uniqueViolation` when the new primary-key hash belongs to another row.
     package func update(_ row: ItemRow, in table: ItemTable) throws {
         guard let id = row.id else { preconditionFailure("update needs a row id") }
-        let columns = ["pk"] + table.tokenColumns + ["itemkey", "attrs", "secret"]
-        let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
-        let statement = try db.cachedStatement(sql: "UPDATE \(table.rawValue) SET \(assignments) WHERE id = ?")
-        var arguments: [(any DatabaseValueConvertible)?] = [row.primaryKey]
-        arguments += table.tokenColumns.map { row.tokens[$0] }
-        arguments += [row.itemKey, row.attributes, row.secret, id]
-        try Self.mappingConstraint { try statement.execute(arguments: StatementArguments(arguments)) }
+        var query = SQLiteQuery(try db.cachedStatement(sql: WriteSQL.of(table).update).sqliteStatement)
+        try query.bind(row.primaryKey)
+        try bindColumns(of: row, in: table, to: &query)
+        try query.bind(id)
+        try Self.mappingConstraint { _ = try query.step() }
     }
 
     /// Turns a UNIQUE violation into `StorageError.uniqueViolation` right away, so callers can handle it
@@ -129,5 +139,36 @@ package struct StorageWriter {
     /// Bumps the cross-process change counter; called once by every write transaction that changes items.
     package func bumpChangeCounter() throws {
         try db.cachedStatement(sql: "UPDATE changes SET counter = counter + 1 WHERE id = 1").execute()
+    }
+}
+
+/// The text of the item `INSERT` and `UPDATE`, built once per table instead of on every write.
+struct WriteSQL: Sendable {
+    /// `INSERT INTO <table> (persistref, pk, <token columns>, itemkey, attrs, secret) VALUES (?, …)`.
+    let insert: String
+    /// `UPDATE <table> SET pk = ?, <token columns> = ?, itemkey = ?, attrs = ?, secret = ? WHERE id = ?`.
+    let update: String
+
+    init(_ table: ItemTable) {
+        let written = table.tokenColumns + ["itemkey", "attrs", "secret"]
+        let inserted = ["persistref", "pk"] + written
+        let marks = Array(repeating: "?", count: inserted.count).joined(separator: ",")
+        insert = "INSERT INTO \(table.rawValue) (\(inserted.joined(separator: ","))) VALUES (\(marks))"
+        let assignments = (["pk"] + written).map { "\($0) = ?" }.joined(separator: ", ")
+        update = "UPDATE \(table.rawValue) SET \(assignments) WHERE id = ?"
+    }
+
+    private static let genp = WriteSQL(.genp)
+    private static let inet = WriteSQL(.inet)
+    private static let cert = WriteSQL(.cert)
+    private static let keys = WriteSQL(.keys)
+
+    static func of(_ table: ItemTable) -> WriteSQL {
+        switch table {
+        case .genp: genp
+        case .inet: inet
+        case .cert: cert
+        case .keys: keys
+        }
     }
 }

@@ -1,10 +1,6 @@
 import Foundation
 import Latchkey
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// An isolated keychain for tests: its own file, device secret and access groups in a fresh private
 /// directory, removed when the value is released. Nothing touches the user's real keychain.
 ///
@@ -82,7 +78,7 @@ public final class TestKeychain: Sendable {
         clock: any KeychainClock = SystemClock(),
         random: any KeychainRandom = SystemRandom()
     ) throws(KeychainError) {
-        let directory = try Self.makeDirectory(location)
+        let directory = try TemporaryDirectory.make(inMemory: location == .memory)
         self.directory = directory
         self.path = directory + "/test.keychain-db"
         self.deviceSecretPath = directory + "/device-secret"
@@ -187,13 +183,13 @@ public final class TestKeychain: Sendable {
     /// `LATCHKEY_KEYCHAIN`, `LATCHKEY_DEVICE_SECRET`, `LATCHKEY_PASSPHRASE` and `LATCHKEY_ACCESS_GROUPS`
     /// set, on top of this process's environment and `extra`.
     public func environment(extra: [String: String] = [:]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["LATCHKEY_KEYCHAIN"] = path
-        environment["LATCHKEY_DEVICE_SECRET"] = deviceSecretPath
-        environment["LATCHKEY_PASSPHRASE"] = passphrase
-        environment["LATCHKEY_ACCESS_GROUPS"] = accessGroups.joined(separator: ",")
-        environment.merge(extra) { _, new in new }
-        return environment
+        TemporaryDirectory.environment(
+            path: path,
+            deviceSecretPath: deviceSecretPath,
+            passphrase: passphrase,
+            accessGroups: accessGroups,
+            extra: extra
+        )
     }
 
     private static func options(
@@ -209,25 +205,5 @@ public final class TestKeychain: Sendable {
             clock: clock,
             random: random
         )
-    }
-
-    private static func makeDirectory(_ location: Location) throws(KeychainError) -> String {
-        var parent = FileManager.default.temporaryDirectory.path
-        if location == .memory {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
-                access("/dev/shm", W_OK) == 0
-            {
-                parent = "/dev/shm"
-            }
-        }
-        var template = Array((parent + "/latchkey-test-XXXXXX").utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }
-        }
-        guard created != nil else {
-            throw KeychainError(.io, "Cannot create a temporary directory under \(parent).")
-        }
-        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

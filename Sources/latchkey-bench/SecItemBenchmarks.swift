@@ -7,7 +7,8 @@ import LatchkeySecurity
 /// `secitem-find-data` (kSecReturnData + kSecMatchLimitOne by service + account), `secitem-find-attributes`
 /// (kSecReturnAttributes), `secitem-update` (a new kSecValueData), `secitem-add` and `secitem-delete`.
 /// Each read is timed right after the same find through the core (`secitem-find-data-core`,
-/// `secitem-find-attributes-core`), its floor.
+/// `secitem-find-attributes-core`), its floor. `secitem-query-bridging` times the caller's
+/// `[String: Any] as CFDictionary` of that query alone (part of each `SecItemCopyMatching` measurement).
 enum SecItemBenchmarks: BenchmarkSuite {
     static let name = "secitem"
     static let warmUp = 200
@@ -47,6 +48,16 @@ enum SecItemBenchmarks: BenchmarkSuite {
             )
             context.report.add(op + "-core", items: keychain.items, measured.floor)
             context.report.add(op, items: keychain.items, measured.operation)
+        }
+        if context.options.includes("secitem-query-bridging") {
+            // The caller's own `[String: Any] as CFDictionary` of the finds' query, which the finds above
+            // include: swift-corelibs-foundation bridges every key and value, where Apple's is toll-free.
+            context.progress("\(name): secitem-query-bridging")
+            let picks = (0..<samples).map { _ in accounts[context.index(below: accounts.count)] }
+            let measurement = try context.measure(samples) { run in
+                (lookup(picks[run], kSecReturnData) as CFDictionary).count
+            }
+            context.report.add("secitem-query-bridging", items: keychain.items, measurement)
         }
         if context.options.includes("secitem-update") {
             context.progress("\(name): secitem-update")

@@ -31,6 +31,13 @@ func fingerprint(_ text: String) -> String {
     return String(hash, radix: 16)
 }
 
+/// The clock of a peer told the moment to use: it shows that moment and stands still.
+struct StillClock: KeychainClock {
+    let moment: Date
+
+    func now() -> Date { moment }
+}
+
 func output(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -58,8 +65,7 @@ func runPeer() async -> Int32 {
     output("READY")
     let words = (readLine() ?? "").split(separator: " ")
     if words.count == 2, let seconds = TimeInterval(words[1]) {
-        let moment = Date(timeIntervalSince1970: seconds)
-        configuration.now = { moment }
+        configuration.clock = StillClock(moment: Date(timeIntervalSince1970: seconds))
     }
     let manager = TokenManager(configuration: configuration, account: account, keychain: keychain)
     do {

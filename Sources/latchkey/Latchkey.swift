@@ -72,12 +72,19 @@ struct LatchkeyCommand: ParsableCommand {
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
-            ProgressBar.current?.finish()
-            if ErrorReport.json, let status = ErrorReport.writeParserError(error) {
-                Glibc.exit(status)
-            }
-            exit(withError: error)
+            exit(reporting: error)
         }
+    }
+
+    /// Reports an error that ended a command (nothing for an `ExitCode`, whose command reported it already) and
+    /// exits with its status: ArgumentParser's `exit(withError:)`, or a JSON object with `--json`. The fast path
+    /// ends its errors here too.
+    static func exit(reporting error: any Error) -> Never {
+        ProgressBar.current?.finish()
+        if ErrorReport.json, let status = ErrorReport.writeParserError(error) {
+            Glibc.exit(status)
+        }
+        exit(withError: error)
     }
 
     /// The command words of `arguments` that name no command, as typed (`nosuch`, `access nosuch`), or `nil`.
@@ -106,7 +113,7 @@ struct LatchkeyCommand: ParsableCommand {
     }
 
     static func rewritingPromptFlags(_ arguments: [String]) -> [String] {
-        guard let command = arguments.first, ["add-generic-password", "add-internet-password"].contains(command) else {
+        guard let command = arguments.first.flatMap(ItemCommand.init(rawValue:)), command.isAdd else {
             return arguments
         }
         var rewritten: [String] = []
@@ -117,14 +124,14 @@ struct LatchkeyCommand: ParsableCommand {
                 rewritten += arguments[index...]
                 break
             }
-            if argument == "-w" {
+            if ItemOption.password.spellings.contains(argument) {
                 let next = index + 1 < arguments.count ? arguments[index + 1] : nil
-                if next == nil || (next?.hasPrefix("-") == true && next != "-") {
-                    rewritten.append("--prompt-password")
+                guard let next, ItemOption.isValue(next) else {
+                    rewritten += ItemOption.promptPassword.spellings.prefix(1)
                     index += 1
                     continue
                 }
-                rewritten += [argument, arguments[index + 1]]
+                rewritten += [argument, next]
                 index += 2
                 continue
             }

@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// The agent's encrypted access log (docs/agent.md, "The access log"): what it records through the socket

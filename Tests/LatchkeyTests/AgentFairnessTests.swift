@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Fairness under load (issue 27), against a real agent process, as an attacker running as the same user
@@ -208,7 +209,9 @@ struct AgentFairnessTests {
         try Self.sendHello(descriptor)
         _ = try Self.welcome(descriptor, within: 30)
         try AgentFrame.write(KeychainWireCodec.encode(.verifyIntegrity(acceptingCurrentState: false)), to: descriptor)
-        guard case .integrity(let report) = try KeychainWireCodec.decodeOutcome(AgentFrame.read(from: descriptor))
+        guard
+            case .integrity(let report) = try KeychainWireCodec.decodeOutcome(AgentFrame.read(from: descriptor))
+                .storage
         else {
             Issue.record("verifyIntegrity was not answered with a report")
             return

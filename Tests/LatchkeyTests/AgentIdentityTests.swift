@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// An application is its executable's resolved path (or a system interpreter's script), decided from the

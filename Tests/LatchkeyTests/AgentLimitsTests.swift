@@ -1,6 +1,7 @@
 import Foundation
 import Latchkey
 import LatchkeyAgent
+import LatchkeyTesting
 import Testing
 
 /// What a program of the same user can still do against the agent's confinement (docs/threat-model.md,

@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// The agent's prompter for access groups, with a real agent process and a scripted pinentry: a group the

@@ -83,12 +83,35 @@ struct AgentProtocolTests {
             // Each mutated frame is answered (an outcome or an error), and the connection stays usable.
             _ = try? KeychainWireCodec.decodeOutcome(connection.receive())
         }
-        guard case .lockState(let state) = try connection.perform(.lockState) else {
+        guard case .lockState(let state) = try connection.perform(.lockState).storage else {
             Issue.record("lockState was not answered with a lock state")
             return
         }
         #expect(state == .neverUnlocked, "no mutated frame unlocked the keychain")
         #expect(!agent.agent.waitForLines(2, timeout: 0), "the agent printed nothing but its ready line")
+        let stopped = agent.stop()
+        #expect(stopped.status == 0 && stopped.signal == nil, "the agent ran until SIGTERM: \(stopped.stderr)")
+    }
+
+    /// A newer client's operation (a tag past the agent's last, docs/wire-protocol.md "Versioning") gets an
+    /// error reply naming the agent's protocol version and the operations it knows; the connection keeps
+    /// serving the operations both know.
+    @Test func aNewerClientsOperationIsRefusedNamingTheVersionsOnAnOpenConnection() throws {
+        let agent = try AgentHarness()
+        let connection = try RawConnection(agent.socketPath)
+        _ = try connection.hello()
+        let next = KeychainOperation.Kind.highest.rawValue + 1
+        try connection.send(Data([UInt8(KeychainWireCodec.version), next]))
+        do {
+            let outcome = try KeychainWireCodec.decodeOutcome(connection.receive())
+            Issue.record("an unknown operation was answered with \(outcome.kind)")
+        } catch let error as KeychainError {
+            #expect(error.code == .decode)
+            #expect(error.message.contains("operation \(next)"), "\(error.message)")
+            #expect(error.message.contains("protocol version \(KeychainWireCodec.version)"), "\(error.message)")
+            #expect(error.message.contains("1 to \(next - 1)"), "\(error.message)")
+        }
+        #expect(try connection.perform(.lockState).lockState() == .neverUnlocked, "the connection still serves")
         let stopped = agent.stop()
         #expect(stopped.status == 0 && stopped.signal == nil, "the agent ran until SIGTERM: \(stopped.stderr)")
     }
@@ -111,7 +134,7 @@ struct AgentProtocolTests {
         try truncated.sendRaw([0x00, 0x00, 0x10, 0x00] + Array("{\"version\":1".utf8))
         let another = try RawConnection(agent.socketPath)
         _ = try another.hello()
-        guard case .lockState = try another.perform(.lockState) else {
+        guard case .lockState = try another.perform(.lockState).storage else {
             Issue.record("a client was not served while another sent half a frame")
             return
         }
@@ -122,7 +145,7 @@ struct AgentProtocolTests {
         let agent = try AgentHarness()
         let client = try AgentClient.connect(socketPath: agent.socketPath)
         _ = try client.perform(.unlock(.passphrase(SecretData(string: AgentHarness.passphrase))))
-        guard case .lockState(.unlocked) = try client.perform(.lockState) else {
+        guard case .lockState(.unlocked) = try client.perform(.lockState).storage else {
             Issue.record("the agent is not unlocked")
             return
         }
@@ -137,7 +160,7 @@ struct AgentProtocolTests {
             _ = restarted.waitForExit(timeout: 60)
         }
         #expect(restarted.waitForLines(1, timeout: 60))
-        guard case .lockState(let state) = try client.perform(.lockState) else {
+        guard case .lockState(let state) = try client.perform(.lockState).storage else {
             Issue.record("the restarted agent did not answer with a lock state")
             return
         }

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// The agent remembers each keychain's last authenticated state outside the file
@@ -13,7 +14,7 @@ import Glibc
 struct AgentRollbackTests {
     /// Starts another `latchkey agent` for the harness's keychain and socket and waits for its "ready" line.
     static func startAgent(_ harness: AgentHarness, sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> RunningProcess
+        -> ChildProcess
     {
         let agent = try BuiltExecutable.spawn(["agent", "--foreground"], environment: harness.environment)
         guard agent.waitForLines(1, timeout: 60), agent.stdoutLines.first == "ready \(harness.socketPath)" else {

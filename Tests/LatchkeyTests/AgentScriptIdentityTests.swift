@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// The identity of a client run by an interpreter is its script: from the interpreter's arguments (its

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// The agent's lock on sleep: logind's `PrepareForSleep(true)` on the system bus locks the keychain for every
@@ -135,7 +136,7 @@ struct AgentSleepLockTests {
 private final class StandInSystemBus {
     /// The bus's address, for the agent's `DBUS_SYSTEM_BUS_ADDRESS`.
     let address: String
-    private let daemon: RunningProcess
+    private let daemon: ChildProcess
     private let python: String
 
     /// Owns `org.freedesktop.login1` (at once or fails) and emits `PrepareForSleep(argv[2] == "true")` from

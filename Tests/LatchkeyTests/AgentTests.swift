@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// `latchkey agent` as a real process in a temporary runtime directory, driven by real CLI processes that

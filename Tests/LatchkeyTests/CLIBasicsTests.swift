@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// The built `latchkey` binary end to end: exit codes, messages and secrets as a shell script sees them.
@@ -14,7 +15,7 @@ struct CLIBasicsTests {
         input: String? = nil,
         timeout: TimeInterval = timeout,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> RunningProcess.Finished {
+    ) throws -> ChildProcess.Finished {
         let finished = try BuiltExecutable.spawn(arguments, environment: environment, input: input)
             .waitForExit(timeout: timeout)
         #expect(

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Errors say what happened in the user's terms and the next step, and keep the OSStatus code for scripts;

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Errors as JSON with `--json`, and errSecNoSuchKeychain (-25294) for a named keychain that does not exist

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// The keychain commands of the built binary: create, delete, list, default, lock, unlock, passphrase, info.

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// What a new user hit (issue 23), through the built binary: reads that created keychains, relative paths

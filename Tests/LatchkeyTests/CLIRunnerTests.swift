@@ -69,53 +69,17 @@ enum CLIRunner {
         timeout: TimeInterval = timeout,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        let started = Date()
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try ProcessLaunch.run(process)
-        let collected = Collected()
-        let group = DispatchGroup()
-        for (handle, isOut) in [(stdout.fileHandleForReading, true), (stderr.fileHandleForReading, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = handle.readDataToEndOfFile()
-                collected.store(data, isStdout: isOut)
-                group.leave()
-            }
-        }
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try? stdin.fileHandleForWriting.close()
-        var timedOut = false
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            _ = exited.wait(timeout: .now() + 10)
-        }
-        if group.wait(timeout: .now() + 10) == .success {
-            // Closed now rather than whenever Foundation releases the Process and its Pipes: left to that,
-            // about 1 500 pipe descriptors were open at once late in the suite, and Process.run's scan of
-            // /proc/self/fd over-reads (swift-corelibs-foundation #5472) when that directory is that large.
-            try? stdout.fileHandleForReading.close()
-            try? stderr.fileHandleForReading.close()
-        }
-        let (out, err) = collected.values
+        // The deadline bounds the exit; the output then has 10 s more to end (a grandchild may hold the pipes).
+        let finished = try ChildProcess(executable, arguments, environment: environment, input: input)
+            .waitForExit(timeout: timeout, outputGrace: 10)
+        let timedOut = finished.timedOut
         let result = Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self),
-            stdoutData: out,
+            status: finished.status,
+            stdout: finished.stdout,
+            stderr: finished.stderr,
+            stdoutData: finished.stdoutData,
             timedOut: timedOut,
-            duration: Date().timeIntervalSince(started)
+            duration: finished.duration
         )
         #expect(
             !timedOut,
@@ -130,26 +94,6 @@ enum CLIRunner {
         let keychain = TemporaryKeychain()
         _ = try keychain.open()
         return keychain
-    }
-
-    /// Output collected by the reader threads.
-    private final class Collected: @unchecked Sendable {
-        // SAFETY: both buffers are only touched with `lock` held.
-        private let lock = NSLock()
-        private var out = Data()
-        private var err = Data()
-
-        func store(_ data: Data, isStdout: Bool) {
-            lock.lock()
-            defer { lock.unlock() }
-            if isStdout { out = data } else { err = data }
-        }
-
-        var values: (Data, Data) {
-            lock.lock()
-            defer { lock.unlock() }
-            return (out, err)
-        }
     }
 }
 

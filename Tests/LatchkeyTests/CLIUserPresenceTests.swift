@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// An item stored with an access-control constraint (user presence): the CLI reads its secret only after

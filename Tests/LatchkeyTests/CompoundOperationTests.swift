@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Compound writes are the core's and all or nothing: `-U` is the core's upsert on the exact item an add

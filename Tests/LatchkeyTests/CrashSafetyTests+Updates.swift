@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Updaters killed with SIGKILL: every acknowledged update survives, whole (secret and attributes of one

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Writers killed with SIGKILL at many moments of their work: the keychain must stay sound and keep every
@@ -139,7 +140,7 @@ struct CrashSafetyTests {
         }
 
         var current = "correct horse battery staple"
-        func change(to next: String) throws -> (RunningProcess, DirectoryEvents) {
+        func change(to next: String) throws -> (ChildProcess, DirectoryEvents) {
             let events = try DirectoryEvents(directory: keychain.directory)
             let child = try BuiltExecutable.spawn(
                 ["set-keychain-password", "--kdf-cost", "testing", "--new-passphrase-stdin"],

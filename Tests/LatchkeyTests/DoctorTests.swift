@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTesting
 import Testing
 
 /// `latchkey doctor` on a temporary home, XDG directories and root (`--root`), with and without the units,

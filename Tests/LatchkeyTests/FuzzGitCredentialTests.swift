@@ -39,9 +39,9 @@ struct FuzzGitCredentialTests {
                 run % 8 == 7
                 ? (0..<mutator.below(512)).map { _ in UInt8(truncatingIfNeeded: mutator.next()) }
                 : mutator.mutate(Self.seeds[run % Self.seeds.count], splicingWith: Self.seeds, textTokens: true)
-            let child = try RunningProcess(
-                executable: BuiltExecutable.latchkey,
-                arguments: ["git-credential", operation],
+            let child = try ChildProcess(
+                BuiltExecutable.latchkey,
+                ["git-credential", operation],
                 environment: environment,
                 input: Data(input)
             )

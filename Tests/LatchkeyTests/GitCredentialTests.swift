@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// `latchkey git-credential` driven by the real `git credential fill/approve/reject` (the cases of git's

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// `latchkey import --from gnome-keyring` and `GnomeKeyringImport` (issue 24, item 4): gnome-keyring's own test

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Apple keychain item semantics (docs/apple-semantics.md §1, §3, §5): defaults, uniqueness, value kinds, matching,

@@ -143,7 +143,7 @@ struct ItemSizeLimitTests {
                 replacingExisting: false
             )
         }
-        guard case .batch(let outcomes) = try client.perform(.batch(restores)) else {
+        guard case .batch(let outcomes) = try client.perform(.batch(restores)).storage else {
             Issue.record("not a batch answer")
             return
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// The emulated iOS data-protection model: which accessibility classes are readable in which lock state,

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Several real `latchkey` processes writing one keychain file at the same time.

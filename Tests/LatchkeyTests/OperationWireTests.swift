@@ -1,8 +1,9 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
-/// The operation API's wire form (protocol version 4, binary): every operation and outcome case survives a
+/// The operation API's wire form (binary, docs/wire-protocol.md): every operation and outcome case survives a
 /// round trip with non-trivial values (every attribute kind, empty and large data, unicode, nested batches),
 /// errors travel with their code and message, and a store executes decoded operations.
 struct OperationWireTests {
@@ -207,33 +208,52 @@ struct OperationWireTests {
         #expect(try KeychainWireCodec.decodeOperation(frame) == operation)
     }
 
-    /// The JSON (Codable) forms carry search tags too, and read values written before them (no key: no tags;
-    /// for changes, keep the items' tags).
-    @Test func searchTagsRoundTripInJSONAndMayBeAbsentThere() throws {
+    /// The wire form (the operation API's one encoding) carries search tags, and tells "no tags" from "not
+    /// given": a new item or query without tags reads back with none; a change without tags (keep the items'
+    /// tags) reads back as `nil`, distinct from an empty list (remove them); the documented bytes of a query
+    /// without tags read as `ItemQuery(nil)`.
+    @Test func searchTagsRoundTripOnTheWireAndMayBeAbsentThere() throws {
         let item = NewItem(.genericPassword, attributes: [.account: .string("a")], searchTags: Self.searchTags)
         let changes = ItemChanges(attributes: [:], searchTags: [])
-        // JSON has no infinities, so not `fullQuery`.
         let tagged = ItemQuery(.genericPassword, attributes: [.service: .string("s")], searchTags: Self.searchTags)
-        let encoder = JSONEncoder()
-        let decoder = JSONDecoder()
-        #expect(try decoder.decode(NewItem.self, from: encoder.encode(item)) == item)
-        #expect(try decoder.decode(ItemChanges.self, from: encoder.encode(changes)) == changes)
-        #expect(try decoder.decode(ItemQuery.self, from: encoder.encode(tagged)) == tagged)
-        #expect(try decoder.decode(ItemQuery.self, from: encoder.encode(Self.query)) == Self.query)
-        let operation = KeychainOperation.update(UpdateRequest(tagged, changes: changes))
-        #expect(try decoder.decode(KeychainOperation.self, from: encoder.encode(operation)) == operation)
+        func roundTrip(_ operation: KeychainOperation) throws -> KeychainOperation {
+            try KeychainWireCodec.decodeOperation(KeychainWireCodec.encode(operation))
+        }
+        #expect(try roundTrip(.add(item)) == .add(item))
+        #expect(
+            try roundTrip(.update(UpdateRequest(tagged, changes: changes)))
+                == .update(UpdateRequest(tagged, changes: changes))
+        )
+        #expect(try roundTrip(.exists(tagged)) == .exists(tagged))
+        #expect(try roundTrip(.exists(Self.query)) == .exists(Self.query))
 
-        let oldItem = Data(#"{"itemClass": "genp", "attributes": []}"#.utf8)
-        #expect(try decoder.decode(NewItem.self, from: oldItem).searchTags == [])
-        let oldChanges = Data(#"{"attributes": []}"#.utf8)
-        #expect(try decoder.decode(ItemChanges.self, from: oldChanges).searchTags == nil)
-        let oldQuery = Data(#"{"attributes": [], "synchronizable": "no", "includeTombstones": false}"#.utf8)
-        #expect(try decoder.decode(ItemQuery.self, from: oldQuery) == ItemQuery(nil))
+        let untaggedItem = NewItem(.genericPassword, attributes: [.account: .string("a")])
+        guard case .add(let readItem) = try roundTrip(.add(untaggedItem)).storage else {
+            Issue.record("an add did not decode as an add")
+            return
+        }
+        #expect(readItem.searchTags == [])
+        let keep = ItemQuery(.genericPassword)
+        guard case .update(let readUpdate) = try roundTrip(.update(UpdateRequest(keep, changes: ItemChanges()))).storage
+        else {
+            Issue.record("an update did not decode as an update")
+            return
+        }
+        #expect(readUpdate.changes.searchTags == nil)
+        guard case .update(let emptied) = try roundTrip(.update(UpdateRequest(keep, changes: changes))).storage else {
+            Issue.record("an update did not decode as an update")
+            return
+        }
+        #expect(emptied.changes.searchTags == [])
+        #expect(
+            try KeychainWireCodec.decodeOperation(Data(WireFrameRefusalTests.existsFrame)) == .exists(ItemQuery(nil))
+        )
     }
 
-    /// A find that asks for search tags and an item that carries them travel in JSON too; forms written
-    /// before them read as not asked (`withSearchTags` false, `searchTags` nil).
-    @Test func foundSearchTagsRoundTripInJSONAndMayBeAbsentThere() throws {
+    /// A find that asks for search tags and an item that carries them travel on the wire; a find that does not
+    /// ask reads back as not asking (`withSearchTags` false), and an item whose tags were not asked for reads
+    /// back with `searchTags` nil, not an empty list.
+    @Test func foundSearchTagsRoundTripOnTheWireAndMayBeAbsentThere() throws {
         let request = FindRequest(Self.query, limit: .all, withData: true, withSearchTags: true)
         let item = FoundItem(
             itemClass: .genericPassword,
@@ -242,20 +262,21 @@ struct OperationWireTests {
             persistentReference: Data(repeating: 1, count: 20),
             searchTags: Self.searchTags
         )
-        let encoder = JSONEncoder()
-        let decoder = JSONDecoder()
-        #expect(try decoder.decode(FindRequest.self, from: encoder.encode(request)) == request)
-        #expect(try decoder.decode(FoundItem.self, from: encoder.encode(item)) == item)
+        func operation(_ request: FindRequest) throws -> KeychainOperation {
+            try KeychainWireCodec.decodeOperation(KeychainWireCodec.encode(.find(request)))
+        }
+        func outcome(_ item: FoundItem) throws -> [FoundItem] {
+            try KeychainWireCodec.decodeOutcome(KeychainWireCodec.encode(.success(.items([item])))).items()
+        }
+        #expect(try operation(request) == .find(request))
+        #expect(try outcome(item) == [item])
         var untagged = request
         untagged.withSearchTags = false
-        let oldRequest = try encoder.encode(untagged)
-        #expect(!String(decoding: oldRequest, as: UTF8.self).contains("withSearchTags"))
-        #expect(try decoder.decode(FindRequest.self, from: oldRequest) == untagged)
+        #expect(try operation(untagged) == .find(untagged))
         var unasked = item
         unasked.searchTags = nil
-        let oldItem = try encoder.encode(unasked)
-        #expect(!String(decoding: oldItem, as: UTF8.self).contains("searchTags"))
-        #expect(try decoder.decode(FoundItem.self, from: oldItem).searchTags == nil)
+        #expect(try outcome(unasked).first?.searchTags == nil)
+        #expect(try outcome(unasked) == [unasked])
     }
 
     @Test(arguments: outcomes) func outcomesRoundTrip(_ outcome: KeychainOutcome) throws {
@@ -266,7 +287,8 @@ struct OperationWireTests {
     /// the attribute kinds themselves once as well.
     @Test func secretsAndAttributeKindsArriveExactly() throws {
         let operation = KeychainOperation.add(NewItem(.key, attributes: Self.everyKind, data: Self.largeSecret))
-        guard case .add(let item) = try KeychainWireCodec.decodeOperation(KeychainWireCodec.encode(operation)) else {
+        guard case .add(let item) = try KeychainWireCodec.decodeOperation(KeychainWireCodec.encode(operation)).storage
+        else {
             Issue.record("an add did not decode as an add")
             return
         }
@@ -321,7 +343,7 @@ struct OperationWireTests {
             .add(NewItem(.genericPassword, attributes: [.service: .string("i")], data: SecretData(string: "x")))
         )
         let outcome = try store.perform(.verifyIntegrity(acceptingCurrentState: false))
-        guard case .integrity = outcome else {
+        guard case .integrity = outcome.storage else {
             Issue.record("verifyIntegrity answered \(outcome)")
             return
         }

@@ -1,3 +1,4 @@
+import LatchkeyTesting
 import Testing
 
 /// The test-support rule for external programs: a missing peer fails the test with the package to install.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Nothing a caller stores may reach the disk in plaintext: not in the database, not in the WAL, not in

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Keychains that cannot be written: opened with `readOnly`, or files the process may not modify.
@@ -252,7 +253,7 @@ struct ReadOnlyKeychainTests {
     }
 
     /// Runs the built CLI unprivileged (as `nobody` through `setpriv` when the tests run as root).
-    func latchkeyAsNobody(_ arguments: [String], keychain: TemporaryKeychain) throws -> RunningProcess.Finished {
+    func latchkeyAsNobody(_ arguments: [String], keychain: TemporaryKeychain) throws -> ChildProcess.Finished {
         var environment = keychain.environment()
         environment["HOME"] = keychain.directory
         for name in ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR"] {
@@ -274,7 +275,7 @@ struct ReadOnlyKeychainTests {
 
     /// Checks a CLI run that must have been refused because the keychain cannot be written.
     func expectRefusedAsReadOnly(
-        _ finished: RunningProcess.Finished,
+        _ finished: ChildProcess.Finished,
         _ operation: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// The first-use, input, backup and file paths of the built `latchkey` under races, bad input, damage and a

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Issue 14, finding 6: rows restored from an older copy of the keychain (or edited, added or removed

@@ -109,7 +109,8 @@ struct SearchTagBackupTests {
         let batch = try store.batch([
             .find(FindRequest(query, withSearchTags: true)), .find(FindRequest(query)),
         ])
-        guard batch.count == 2, case .items(let asked) = batch[0], case .items(let unasked) = batch[1] else {
+        guard batch.count == 2, case .items(let asked) = batch[0].storage, case .items(let unasked) = batch[1].storage
+        else {
             Issue.record("the batch answered \(batch)")
             return
         }

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Confinement of collections and aliases (docs/secret-service.md, "Confinement", issue 27): a collection
@@ -73,7 +74,7 @@ struct SecretServiceAliasConfinementTests {
     }
 
     /// Stops the agent and starts another on the same bus and keychain, unlocked.
-    private func restart(_ harness: SecretServiceHarness, python: String) throws -> RunningProcess {
+    private func restart(_ harness: SecretServiceHarness, python: String) throws -> ChildProcess {
         harness.agent.kill(SIGTERM)
         _ = harness.agent.waitForExit(timeout: 60)
         let released = try harness.run(python, ["-c", SecretServiceTests.waitForReleasedName])

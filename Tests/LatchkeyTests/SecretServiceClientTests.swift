@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// What real Secret Service clients rely on beyond the specification's letter (issue 23), each driven on a

@@ -1,6 +1,7 @@
 import Foundation
 import Latchkey
 import LatchkeyAgent
+import LatchkeyTesting
 import Testing
 
 /// The Secret Service identifies its callers as the agent's socket does (`ApplicationIdentity`): a program

@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// `latchkey agent --secret-service` on a private session bus, driven by real Secret Service clients:

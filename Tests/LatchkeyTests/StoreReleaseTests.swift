@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// A `KeychainStore` released without `close()` leaves none of the keychain's descriptors open (the file,

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Stored blobs exchanged between two rows with the `sqlite3` shell, within a table, across tables and across

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// `latchkey agent --secret-service --replace` against real providers on a private session bus: Debian's

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// Damaged or tampered bytes are detected, reported with a clear error and never crash; one bad item

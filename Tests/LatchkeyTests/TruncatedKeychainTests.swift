@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A keychain whose database (with or without its `-wal`) or whose `-wal` was truncated: it is refused with

@@ -22,7 +22,7 @@ struct RealServerTests {
     /// Moves `clock` just inside `tokens`' (clamped) refresh window, so the next call must refresh; returns
     /// that moment.
     @discardableResult
-    func moveIntoRefreshWindow(_ clock: TestClock, _ tokens: TokenSet, leeway: TimeInterval = 60) throws -> Date {
+    func moveIntoRefreshWindow(_ clock: ManualClock, _ tokens: TokenSet, leeway: TimeInterval = 60) throws -> Date {
         let due = try #require(tokens.expiresAt).addingTimeInterval(-tokens.effectiveLeeway(leeway) + 0.1)
         if due > clock.now() { clock.set(due) }
         return clock.now()
@@ -32,7 +32,7 @@ struct RealServerTests {
         let server = try server
         let fixture = try await server.fixture()
         let test = try TestKeychain()
-        let clock = TestClock()
+        let clock = ManualClock(Date())
         let manager = TokenManager(
             configuration: server.configuration(fixture.password_client, clock: clock),
             account: fixture.username,
@@ -99,7 +99,7 @@ struct RealServerTests {
         let fixture = try await server.fixture()
         let test = try TestKeychain()
         let client = fixture.client_credentials_client
-        let clock = TestClock()
+        let clock = ManualClock(Date())
         let manager = TokenManager(
             configuration: server.configuration(client, clock: clock),
             account: client.client_id,
@@ -119,7 +119,7 @@ struct RealServerTests {
         let server = try server
         let fixture = try await server.fixture()
         let test = try TestKeychain()
-        let clock = TestClock()
+        let clock = ManualClock(Date())
         let manager = TokenManager(
             configuration: server.configuration(fixture.password_client, clock: clock),
             account: fixture.username,
@@ -143,7 +143,7 @@ struct RealServerTests {
         let fixture = try await server.fixture()
         let test = try TestKeychain()
         let keychain = test.keychain()
-        let clock = TestClock()
+        let clock = ManualClock(Date())
         let configuration = server.configuration(fixture.password_client, clock: clock)
         let manager = TokenManager(configuration: configuration, account: fixture.username, keychain: keychain)
         let sibling = TokenManager(configuration: configuration, account: fixture.username, keychain: keychain)
@@ -169,7 +169,7 @@ struct RealServerTests {
         let fixture = try await server.fixture()
         let test = try TestKeychain()
         let client = fixture.password_client
-        let clock = TestClock()
+        let clock = ManualClock(Date())
         let configuration = server.configuration(client, clock: clock)
         let manager = TokenManager(configuration: configuration, account: fixture.username, keychain: test.keychain())
         let first = try await manager.signIn(username: fixture.username, password: fixture.password)
@@ -180,7 +180,12 @@ struct RealServerTests {
         ]
         if let secret = client.client_secret { arguments += ["--client-secret", secret] }
         let peers = try (0..<2).map { _ in
-            try ChildProcess(OAuthTestEnvironment.peerExecutable, arguments, environment: test.environment())
+            try ChildProcess(
+                OAuthTestEnvironment.peerExecutable,
+                arguments,
+                environment: test.environment(),
+                keepingInputOpen: true
+            )
         }
         defer { for peer in peers { Task { await peer.stop() } } }
         for peer in peers {
@@ -194,7 +199,7 @@ struct RealServerTests {
         var fingerprints: [String] = []
         for peer in peers {
             let line = await peer.line(startingWith: "FINGERPRINT", timeout: 60)
-            #expect(line != nil, "peer failed: \(peer.lines) \(peer.errorText)")
+            #expect(line != nil, "peer failed: \(peer.stdoutLines) \(peer.errorText)")
             if let line { fingerprints.append(line) }
             #expect(await peer.exitStatus(timeout: 30) == 0)
         }

@@ -20,12 +20,12 @@ struct StubServerTests {
         keychain test: TestKeychain,
         sleeps: SleepRecorder = SleepRecorder(),
         expired: Bool = true,
-        clock: (@Sendable () -> Date)? = nil
+        clock: (any KeychainClock)? = nil
     ) async throws -> TokenManager {
         var configuration = namespace.configuration(sleeps: sleeps)
-        if let clock { configuration.now = clock }
+        if let clock { configuration.clock = clock }
         let manager = TokenManager(configuration: configuration, account: "alice", keychain: test.keychain())
-        let now = configuration.now()
+        let now = configuration.clock.now()
         try await manager.save(
             TokenSet(
                 accessToken: "AT-1",
@@ -95,7 +95,7 @@ struct StubServerTests {
         let test = try TestKeychain()
         // A fixed clock: the expiry is the response's time plus 120 s exactly, however slow the machine is.
         let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
-        let manager = try await manager(namespace, keychain: test, clock: { now })
+        let manager = try await manager(namespace, keychain: test, clock: ManualClock(now))
         let tokens = try await manager.refresh()
         #expect(tokens.refreshToken == "RT-2")
         #expect(tokens.expiresAt == now.addingTimeInterval(120))  // "120" as a string

@@ -150,7 +150,7 @@ struct TokenManagerTests {
         let tokens = Self.tokens(expiresIn: 30)
         let now = try #require(tokens.expiresAt).addingTimeInterval(-30)
         var configuration = Self.configuration()
-        configuration.now = { now }
+        configuration.clock = ManualClock(now)
         let manager = TokenManager(
             configuration: configuration,
             account: "alice",
@@ -397,9 +397,9 @@ struct TokenManagerTests {
             .respond(TransportResponse(status: 401, headers: challenge)),
             ScriptedTransport.json(400, #"{"error":"invalid_grant","error_description":"RT-new-secret is revoked"}"#),
         ])
-        let clock = TestClock()
+        let clock = ManualClock(Date())
         var configuration = Self.configuration(logger: logs)
-        configuration.now = { clock.now() }
+        configuration.clock = clock
         let manager = TokenManager(
             configuration: configuration,
             account: "alice",

@@ -3,6 +3,7 @@ import Foundation
 import Latchkey
 import LatchkeySecurity
 import Testing
+import LatchkeyTesting
 
 /// docs/apple-semantics.md §6.3: the caller's ordered access groups.
 struct AccessGroupTests {

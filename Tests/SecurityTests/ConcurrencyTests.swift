@@ -4,6 +4,7 @@ import Latchkey
 import LatchkeySecurity
 import Synchronization
 import Testing
+import LatchkeyTesting
 
 struct ConcurrencyTests {
     @Test func eightThreadsTimesAThousandMixedCalls() throws {

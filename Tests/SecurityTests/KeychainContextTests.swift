@@ -2,6 +2,7 @@ import Foundation
 import Latchkey
 import LatchkeyLocalAuthentication
 import LatchkeySecurity
+import LatchkeyTesting
 import Testing
 
 /// One process-wide context: the `SecItem*` functions, the typed `Keychain` and `LAContext`'s passphrase

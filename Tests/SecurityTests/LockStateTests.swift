@@ -3,6 +3,7 @@ import Foundation
 import Latchkey
 import LatchkeySecurity
 import Testing
+import LatchkeyTesting
 
 /// docs/apple-semantics.md §3.3, §6.1: locked classes fail the whole query; kSecAttrAccessible narrows it.
 struct LockStateTests {

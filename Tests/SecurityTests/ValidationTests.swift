@@ -3,6 +3,7 @@ import Foundation
 import Latchkey
 import LatchkeySecurity
 import Testing
+import LatchkeyTesting
 
 /// docs/apple-semantics.md §3.1, §3.4, §5: which keys each call accepts, the error for the rest, and Apple's
 /// precedence.

@@ -140,7 +140,7 @@ public final class AgentClient: KeychainService {
         try ItemSizeLimit.check(operation)
         let request = try KeychainWireCodec.encode(operation)
         guard request.count <= AgentFrame.maximumLength else {
-            if case .batch(let operations) = operation, operations.count > 1,
+            if case .batch(let operations) = operation.storage, operations.count > 1,
                 operations.allSatisfy(\.isInsertion)
             {
                 return try performSplit(operations)
@@ -166,10 +166,7 @@ public final class AgentClient: KeychainService {
         func flush() throws(KeychainError) {
             guard !part.isEmpty else { return }
             let request = try KeychainWireCodec.encode(.batch(part))
-            guard case .batch(let answered) = try send(request, repeatable: false) else {
-                throw KeychainOutcome.mismatch("a batch answer")
-            }
-            outcomes += answered
+            outcomes += try send(request, repeatable: false).batch()
             part = []
             partBytes = 0
         }
@@ -289,7 +286,7 @@ public final class AgentClient: KeychainService {
 extension KeychainOperation {
     /// Whether the operation only adds items (what a batch split over several frames may hold).
     var isInsertion: Bool {
-        switch self {
+        switch storage {
         case .add, .addAll, .restore: true
         default: false
         }
@@ -297,7 +294,7 @@ extension KeychainOperation {
 
     /// Whether repeating the operation after its answer was lost cannot change anything twice.
     var isRepeatable: Bool {
-        switch self {
+        switch storage {
         case .find, .exists, .lockState, .accessGroups, .changeCounter, .lock, .unlock, .damagedItems: true
         case .verifyIntegrity(let acceptingCurrentState): !acceptingCurrentState
         case .add, .addAll, .upsert, .updateFirstOrAdd, .restore, .update, .delete, .batch, .changeCredential: false

@@ -142,10 +142,15 @@ package enum AgentHandshake {
         guard Int(found) == version else {
             throw KeychainError(
                 .unimplemented,
-                "The agent handshake has protocol version \(found); this build speaks version \(version)."
+                "The agent handshake has protocol version \(found); this build speaks version \(version). "
+                    + Self.sameVersion
             )
         }
     }
+
+    /// The next step after a version mismatch.
+    private static let sameVersion =
+        "Use the same Latchkey version for the agent and its clients (restart the agent after an upgrade)."
 
     private struct VersionProbe: Decodable { var version: Int }
 
@@ -159,7 +164,8 @@ package enum AgentHandshake {
         guard probe.version == version else {
             throw KeychainError(
                 .unimplemented,
-                "The agent handshake has protocol version \(probe.version); this build speaks version \(version)."
+                "The agent handshake has protocol version \(probe.version); this build speaks version \(version). "
+                    + Self.sameVersion
             )
         }
         do {

@@ -21,42 +21,18 @@ import Synchronization
 public final class KeychainContext: Sendable {
     /// The service every face sends its operations to.
     public let service: any KeychainService
-    /// The in-process store behind `service`, when the keychain is opened in this process.
+    /// The keychain opened in this process behind `service`, when there is one; `nil` when the context
+    /// goes through the per-user agent (a context never opens a second copy of the agent's keychain).
     ///
-    /// For an agent's context this is the default keychain opened in this process on first use (`nil`
-    /// when that fails), for code that asks for a file rather than a service (`Keychain.defaultStore()`,
-    /// `Keychain.resolvedStore()`); it then sees this process's lock state, not the agent's. The faces
-    /// themselves (the typed `Keychain`, its observation and readiness, `SecItem*`, `LatchkeyTokens`) use
-    /// `service`.
-    public var store: KeychainStore? {
-        switch backing {
-        case .store(let store): store
-        case .service: nil
-        case .agent(let environment):
-            fallbackStore.withLock { (slot: inout KeychainStore?) -> KeychainStore? in
-                if let store = slot { return store }
-                slot = try? Self.openDefaultStore(environment: environment)
-                return slot
-            }
-        }
-    }
-
-    private enum Backing: Sendable {
-        case store(KeychainStore)
-        case service
-        /// The agent's client; the environment names the default keychain to open in process for `store`.
-        case agent([String: String])
-    }
-
-    private let backing: Backing
-    private let fallbackStore = Mutex<KeychainStore?>(nil)
+    /// For code that wants the file itself (`Keychain.defaultStore()`, to unlock it); the faces (the typed
+    /// `Keychain`, its observation and readiness, `SecItem*`, `LatchkeyTokens`) use `service`.
+    public var store: KeychainStore? { service as? KeychainStore }
     /// Checks a passphrase typed to confirm the user's presence (`kSecAttrAccessControl` items).
     public let verifyPassphrase: @Sendable (SecretData) -> Bool
 
     /// A context over an in-process store; the passphrase check unlocks that store with the passphrase.
     public init(store: KeychainStore) {
         self.service = store
-        self.backing = .store(store)
         self.verifyPassphrase = { passphrase in
             do {
                 try store.unlock(with: .passphrase(passphrase))
@@ -70,19 +46,32 @@ public final class KeychainContext: Sendable {
     /// A context over any service (for example an agent's client) with its own passphrase check.
     public init(service: any KeychainService, verifyPassphrase: @escaping @Sendable (SecretData) -> Bool) {
         self.service = service
-        self.backing = (service as? KeychainStore).map { .store($0) } ?? .service
         self.verifyPassphrase = verifyPassphrase
+    }
+
+    /// A context over `service`, checking a passphrase by unlocking it (`init(store:)` for a keychain opened in
+    /// process, `init(agent:)` for the per-user agent's client, else an `.unlock` operation).
+    public convenience init(service: any KeychainService) {
+        if let store = service as? KeychainStore {
+            self.init(store: store)
+        } else if let agent = service as? AgentClient {
+            self.init(agent: agent)
+        } else {
+            self.init(service: service) { passphrase in
+                do {
+                    _ = try service.perform(.unlock(.passphrase(passphrase)))
+                    return true
+                } catch {
+                    return false
+                }
+            }
+        }
     }
 
     /// A context over the per-user agent: operations go to `agent`; a passphrase is checked by unlocking the
     /// agent with it (`KeychainOperation.unlock`), as `init(store:)` unlocks its store.
-    public convenience init(agent: AgentClient) {
-        self.init(agent: agent, environment: ProcessInfo.processInfo.environment)
-    }
-
-    private init(agent: AgentClient, environment: [String: String]) {
+    public init(agent: AgentClient) {
         self.service = agent
-        self.backing = .agent(environment)
         self.verifyPassphrase = { passphrase in
             do {
                 _ = try agent.perform(.unlock(.passphrase(passphrase)))
@@ -101,17 +90,30 @@ public final class KeychainContext: Sendable {
     public static func makeDefault(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(KeychainError) -> KeychainContext {
-        if let agent = try AgentClient.discover(environment: environment) {
-            let keychain = KeychainLocation.defaultKeychainPath(environment: environment)
-            if agent.serves(keychain) { return KeychainContext(agent: agent, environment: environment) }
-            if AgentMode.current(environment: environment) == .required {
-                throw KeychainError(
-                    .notAvailable,
-                    "LATCHKEY_AGENT=required but the agent serves \(agent.welcome.keychain), not \(keychain)."
-                )
-            }
-        }
+        let keychain = KeychainLocation.defaultKeychainPath(environment: environment)
+        if let agent = try agent(serving: keychain, environment: environment) { return KeychainContext(agent: agent) }
         return KeychainContext(store: try openDefaultStore(environment: environment))
+    }
+
+    /// The one decision between the per-user agent and a keychain opened in process, for the default keychain
+    /// (`makeDefault`) and for any other file (the CLI's `-k`): the agent's client when an agent answers and
+    /// serves `path`, `nil` to open the file in process.
+    ///
+    /// - Throws: `notAvailable` when `LATCHKEY_AGENT=required` and no agent serves `path`; the agent's refusal
+    ///   (`missingEntitlement` for a group of `LATCHKEY_ACCESS_GROUPS` it does not grant).
+    public static func agent(
+        serving path: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(KeychainError) -> AgentClient? {
+        guard let agent = try AgentClient.discover(environment: environment) else { return nil }
+        if agent.serves(path) { return agent }
+        if AgentMode.current(environment: environment) == .required {
+            throw KeychainError(
+                .notAvailable,
+                "LATCHKEY_AGENT=required but the agent serves \(agent.welcome.keychain), not \(path)."
+            )
+        }
+        return nil
     }
 
     /// The default keychain of `environment`, opened in process with its credentials, device secret and

@@ -112,7 +112,7 @@ final class AgentWatch: Sendable {
     }
 
     private static func lockState(of client: AgentClient) throws(KeychainError) -> LockState {
-        guard case .lockState(let state) = try client.perform(.lockState) else {
+        guard case .lockState(let state) = try client.perform(.lockState).storage else {
             throw KeychainOutcome.mismatch("a lock state")
         }
         return state

@@ -63,7 +63,7 @@ extension Keychain {
     public func isAvailable() throws(KeychainError) -> Bool {
         let service = try resolvedService()
         if let store = service as? KeychainStore { return store.keys.lockStates.current.permits(accessibility) }
-        guard case .lockState(let state) = try service.perform(.lockState) else {
+        guard case .lockState(let state) = try service.perform(.lockState).storage else {
             throw KeychainError(
                 .internalComponent,
                 "The keychain service answered a lock-state request with another outcome."

@@ -22,13 +22,12 @@ import Foundation
 /// Errors are `KeychainError`. A missing item is `nil` (or `false`), never an error; a keychain too
 /// locked to read the item is `KeychainError.Code.interactionNotAllowed` (-25308), never `nil`.
 public struct Keychain: Sendable, CustomStringConvertible {
-    /// Where a keychain's items live: the process-wide context (the agent or the default store), a given
-    /// store (with an optional owner kept alive alongside it, such as a test keychain's temporary
-    /// directory), or a given service (an agent's client).
+    /// Where a keychain's items live: the process-wide context (the agent or the default keychain), or a
+    /// given service (a keychain opened in process, an agent's client), with an optional owner kept alive
+    /// alongside it (such as a test keychain's temporary directory).
     enum Backing: Sendable {
         case shared
-        case store(KeychainStore, owner: (any AnyObject & Sendable)?)
-        case service(any KeychainService)
+        case service(any KeychainService, owner: (any AnyObject & Sendable)?)
     }
 
     /// The service (`kSecAttrService`) of every item this keychain reads and writes.
@@ -58,15 +57,15 @@ public struct Keychain: Sendable, CustomStringConvertible {
     ///   - accessGroup: A shared access group, or `nil` for the process's default group.
     ///   - accessibility: When new items are readable (default `.afterFirstUnlock`).
     ///   - synchronizable: Local, synchronizable or both (default `.localOnly`).
-    ///   - store: The keychain file to use; `nil` for the process context (`KeychainContext.current()`):
-    ///     the per-user agent when one serves the default keychain, else the default keychain opened in
-    ///     process on first use.
+    ///   - store: The keychain to use (a keychain opened in process, or an agent's client); `nil` for the
+    ///     process context (`KeychainContext.current()`): the per-user agent when one serves the default
+    ///     keychain, else the default keychain opened in process on first use.
     public init(
         service: String,
         accessGroup: String? = nil,
         accessibility: Accessibility = .afterFirstUnlock,
         synchronizable: SyncPolicy = .localOnly,
-        store: KeychainStore? = nil
+        store: (any KeychainService)? = nil
     ) {
         self.service = service
         self.accessGroup = accessGroup
@@ -76,7 +75,7 @@ public struct Keychain: Sendable, CustomStringConvertible {
         self.comment = nil
         self.encoder = DefaultValueCoder.encoder
         self.decoder = DefaultValueCoder.decoder
-        self.backing = store.map { .store($0, owner: nil) } ?? .shared
+        self.backing = store.map { .service($0, owner: nil) } ?? .shared
     }
 
     /// The process's default keychain: service = the process's first access group when it is a name (its
@@ -150,20 +149,18 @@ public struct Keychain: Sendable, CustomStringConvertible {
         return copy
     }
 
-    /// A copy that uses another keychain file.
-    public func store(_ store: KeychainStore) -> Keychain {
-        var copy = self
-        copy.backing = .store(store, owner: nil)
-        return copy
+    /// A copy that uses another keychain (a keychain opened in process, or an agent's client).
+    public func store(_ store: any KeychainService) -> Keychain {
+        keychainService(store)
     }
 
     /// A copy that uses `store` and keeps `owner` alive as long as the copy (or a copy of it) exists.
     ///
     /// For types that own a store's file and remove it when released, such as `LatchkeyTesting`'s
     /// `TestKeychain`: `try TestKeychain.inMemory().keychain()` then stays usable on its own.
-    public func store(_ store: KeychainStore, keepingAlive owner: some AnyObject & Sendable) -> Keychain {
+    public func store(_ store: any KeychainService, keepingAlive owner: some AnyObject & Sendable) -> Keychain {
         var copy = self
-        copy.backing = .store(store, owner: owner)
+        copy.backing = .service(store, owner: owner)
         return copy
     }
 
@@ -174,11 +171,7 @@ public struct Keychain: Sendable, CustomStringConvertible {
     /// migrations all go through the service: with an agent's client they follow the agent's lock state.
     public func keychainService(_ keychainService: any KeychainService) -> Keychain {
         var copy = self
-        if let store = keychainService as? KeychainStore {
-            copy.backing = .store(store, owner: nil)
-        } else {
-            copy.backing = .service(keychainService)
-        }
+        copy.backing = .service(keychainService, owner: nil)
         return copy
     }
 
@@ -190,33 +183,26 @@ public struct Keychain: Sendable, CustomStringConvertible {
     ///   cannot be opened, or `LATCHKEY_AGENT=required` finds no agent).
     public func resolvedService() throws(KeychainError) -> any KeychainService {
         switch backing {
-        case .store(let store, _): store
-        case .service(let service): service
+        case .service(let service, _): service
         case .shared: try KeychainContext.current().service
         }
     }
 
-    /// The keychain file this keychain uses, opening the process-wide default one on first use.
+    /// The keychain opened in this process that this keychain uses, when it uses one.
     ///
-    /// Nothing of the typed API needs it any more (observation, readiness and migrations go through
-    /// `resolvedService()`); it is for code that wants the `KeychainStore` itself. In a process whose
-    /// context is the per-user agent, the default keychain is then opened in process, with this process's own
-    /// lock state.
+    /// Nothing of the typed API needs it (values, observation, readiness and migrations go through
+    /// `resolvedService()`); it is for code that wants the in-process store itself, such as to unlock it.
+    /// It never opens a second copy of a keychain the per-user agent serves.
     ///
-    /// - Throws: `KeychainError` from `KeychainStore.open` when the default keychain cannot be opened;
-    ///   `notAvailable` when this keychain was given an agent's client (`keychainService(_:)`).
+    /// - Throws: The `KeychainError` of `KeychainContext.current()`; `notAvailable` when this keychain goes
+    ///   through the per-user agent (the process context's, or a client given with `keychainService(_:)`).
     public func resolvedStore() throws(KeychainError) -> KeychainStore {
-        switch backing {
-        case .store(let store, _): return store
-        case .shared: return try Self.defaultStore()
-        case .service(let service):
-            if let store = service as? KeychainStore { return store }
-            throw KeychainError(
-                .notAvailable,
-                "This keychain goes through the per-user agent: it has no keychain opened in process; use "
-                    + "resolvedService()."
-            )
-        }
+        if let store = try resolvedService() as? KeychainStore { return store }
+        throw KeychainError(
+            .notAvailable,
+            "This keychain goes through the per-user agent: it has no keychain opened in process; use "
+                + "resolvedService()."
+        )
     }
 
     /// The settings only; the service and labels are attribute values and are not printed.

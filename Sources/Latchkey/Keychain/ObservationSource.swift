@@ -92,7 +92,7 @@ struct ObservationSource: Sendable {
     /// The change counter every committed item change bumps.
     func changeCounter() throws(KeychainError) -> Int64 {
         if let store = service as? KeychainStore { return try store.changeCounter() }
-        guard case .changeCounter(let counter) = try service.perform(.changeCounter) else {
+        guard case .changeCounter(let counter) = try service.perform(.changeCounter).storage else {
             throw KeychainOutcome.mismatch("a change counter")
         }
         return counter

@@ -1,6 +1,6 @@
 import Foundation
 
-// The agent protocol's binary form (version 4) of attribute values and attribute dictionaries.
+// The wire form (docs/wire-protocol.md) of attribute values and attribute dictionaries.
 //
 //   value       = tag, payload: 1 string (length, UTF-8) | 2 data (length, bytes) | 3 number (zigzag varint)
 //                 | 4 double (8 bytes, little-endian bits) | 5 date (8 bytes: timeIntervalSinceReferenceDate);

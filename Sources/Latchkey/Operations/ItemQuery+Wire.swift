@@ -1,6 +1,6 @@
 import Foundation
 
-// The agent protocol's binary form (version 4) of the item model: classes, queries, limits, changes and
+// The wire form (docs/wire-protocol.md) of the item model: classes, queries, limits, changes and
 // found items. An optional field is a presence byte (0 or 1) and, when 1, the value. Version 3 added the
 // search tags (a count, then each tag as a string) to queries, changes and new items; version 4 to found
 // items (read back when a find asks, for backups and migrations).

@@ -1,7 +1,7 @@
 extension ItemSizeLimit {
     /// Refuses every item and change of `operation` (and of the operations of a batch) over `maximumBytes`.
     package static func check(_ operation: KeychainOperation) throws(KeychainError) {
-        switch operation {
+        switch operation.storage {
         case .add(let item), .upsert(let item), .restore(let item, _):
             try check(item)
         case .addAll(let items, _):

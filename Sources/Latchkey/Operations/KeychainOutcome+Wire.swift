@@ -1,95 +1,69 @@
 import Foundation
 
-// The agent protocol's binary form (version 4) of an outcome: a tag byte, then the case's values.
-//
-//   1 items (count, found items)        5 accessGroups (count, strings)
-//   2 count (zigzag varint)             6 changeCounter (zigzag varint)
-//   3 exists (bool)                     7 restored (1 added | 2 replaced | 3 duplicate)
-//   4 lockState (1 neverUnlocked |      8 batch (count, outcomes), at most 32 levels deep
-//     2 unlocked | 3 locked)              9 damagedItems (count, (class, persistent reference))
-//                                       10 integrity (the report's JSON as bytes: rare, not a hot path)
-//
-// A new case takes the next free tag; both switches below are exhaustive.
+// The wire form (docs/wire-protocol.md, "Outcomes") of an outcome: its tag (`KeychainOutcome.Kind`'s raw value),
+// then the case's values. Every value is encoded field by field (an integrity report too). A new outcome takes
+// the next free tag without changing the protocol version; both switches below are exhaustive.
 
 extension KeychainOutcome {
-    private enum Tag: UInt8 {
-        case items = 1
-        case count = 2
-        case exists = 3
-        case lockState = 4
-        case accessGroups = 5
-        case changeCounter = 6
-        case restored = 7
-        case batch = 8
-        case damagedItems = 9
-        case integrity = 10
-    }
-
     /// A first guess at an outcome's encoded size, so that a frame is rarely reallocated while written.
     var estimatedWireSize: Int {
-        switch self {
+        switch storage {
         case .items(let items): 64 + items.count * 192 + items.reduce(0) { $0 + ($1.data?.count ?? 0) }
         case .accessGroups(let groups): 16 + groups.count * 32
         case .batch(let outcomes): 16 + outcomes.reduce(0) { $0 + $1.estimatedWireSize }
         case .damagedItems(let items): 16 + items.count * 24
-        case .count, .exists, .lockState, .changeCounter, .restored, .integrity: 16
+        case .integrity(let report): report.estimatedWireSize
+        case .count, .exists, .lockState, .changeCounter, .restored: 16
         }
     }
 
     func encodeWire(to writer: inout WireWriter, depth: Int) throws(KeychainError) {
-        switch self {
+        switch storage {
         case .items(let items):
-            writer.byte(Tag.items.rawValue)
+            writer.byte(Kind.items.rawValue)
             writer.varint(UInt64(items.count))
             for item in items { item.encodeWire(to: &writer) }
         case .count(let count):
-            writer.byte(Tag.count.rawValue)
+            writer.byte(Kind.count.rawValue)
             writer.int(count)
         case .exists(let exists):
-            writer.byte(Tag.exists.rawValue)
+            writer.byte(Kind.exists.rawValue)
             writer.bool(exists)
         case .lockState(let state):
-            writer.byte(Tag.lockState.rawValue)
+            writer.byte(Kind.lockState.rawValue)
             writer.byte(state.wireTag)
         case .accessGroups(let groups):
-            writer.byte(Tag.accessGroups.rawValue)
+            writer.byte(Kind.accessGroups.rawValue)
             writer.varint(UInt64(groups.count))
             for group in groups { writer.string(group) }
         case .changeCounter(let counter):
-            writer.byte(Tag.changeCounter.rawValue)
+            writer.byte(Kind.changeCounter.rawValue)
             writer.signed(counter)
         case .restored(let outcome):
-            writer.byte(Tag.restored.rawValue)
+            writer.byte(Kind.restored.rawValue)
             writer.byte(outcome.wireTag)
         case .batch(let outcomes):
             guard depth < WireReader.maximumDepth else {
                 throw KeychainError(.param, "A batch answer nests deeper than \(WireReader.maximumDepth) levels.")
             }
-            writer.byte(Tag.batch.rawValue)
+            writer.byte(Kind.batch.rawValue)
             writer.varint(UInt64(outcomes.count))
             for outcome in outcomes { try outcome.encodeWire(to: &writer, depth: depth + 1) }
         case .damagedItems(let items):
-            writer.byte(Tag.damagedItems.rawValue)
+            writer.byte(Kind.damagedItems.rawValue)
             writer.varint(UInt64(items.count))
             for item in items {
                 writer.byte(item.itemClass.wireTag)
                 writer.bytes(item.persistentReference)
             }
         case .integrity(let report):
-            writer.byte(Tag.integrity.rawValue)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            do {
-                writer.bytes(try encoder.encode(report))
-            } catch {
-                throw KeychainError(.internalComponent, "An integrity report could not be encoded.")
-            }
+            writer.byte(Kind.integrity.rawValue)
+            report.encodeWire(to: &writer)
         }
     }
 
     static func decodeWire(from reader: inout WireReader, depth: Int) throws(KeychainError) -> KeychainOutcome {
-        let raw = try reader.byte("an outcome")
-        guard let tag = Tag(rawValue: raw) else { throw WireReader.unknownTag(raw, of: "outcome") }
+        let tag = Kind(rawValue: try reader.byte("an outcome"))
         switch tag {
         case .items:
             let count = try reader.count("the found items", minimumSize: FoundItem.minimumWireSize)
@@ -107,7 +81,7 @@ extension KeychainOutcome {
             for _ in 0..<count { groups.append(try reader.string("an access group")) }
             return .accessGroups(groups)
         case .changeCounter: return .changeCounter(try reader.signed("a change counter"))
-        case .restored: return .restored(try KeychainStore.RestoreOutcome.decodeWire(from: &reader))
+        case .restored: return .restored(try RestoreOutcome.decodeWire(from: &reader))
         case .batch:
             guard depth < WireReader.maximumDepth else {
                 throw WireReader.malformed("batch answers nest deeper than \(WireReader.maximumDepth) levels")
@@ -130,13 +104,8 @@ extension KeychainOutcome {
                 )
             }
             return .damagedItems(items)
-        case .integrity:
-            let json = try reader.bytes("an integrity report")
-            do {
-                return .integrity(try JSONDecoder().decode(IntegrityReport.self, from: json))
-            } catch {
-                throw WireReader.malformed("an integrity report that is not one")
-            }
+        case .integrity: return .integrity(try IntegrityReport.decodeWire(from: &reader))
+        default: throw WireReader.unknownTag(tag.rawValue, of: "outcome", highest: Kind.highest.rawValue)
         }
     }
 }
@@ -160,7 +129,7 @@ extension LockState {
     }
 }
 
-extension KeychainStore.RestoreOutcome {
+extension RestoreOutcome {
     var wireTag: UInt8 {
         switch self {
         case .added: 1
@@ -169,7 +138,7 @@ extension KeychainStore.RestoreOutcome {
         }
     }
 
-    static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> KeychainStore.RestoreOutcome {
+    static func decodeWire(from reader: inout WireReader) throws(KeychainError) -> RestoreOutcome {
         switch try reader.byte("a restore outcome") {
         case 1: .added
         case 2: .replaced

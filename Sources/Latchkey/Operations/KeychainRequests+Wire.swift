@@ -1,6 +1,6 @@
 import Foundation
 
-// The agent protocol's binary form (version 5) of what operations carry besides queries: new items,
+// The wire form (docs/wire-protocol.md) of what operations carry besides queries: new items,
 // find, update and delete requests, and the authentication and corrupt-row policies.
 //
 //   new item       = class; attributes; optional secret (bytes); search tags (ItemQuery+Wire.swift)

@@ -9,9 +9,7 @@ extension KeychainService {
     ///
     /// - Throws: `interactionNotAllowed` when a visible row's class is locked; the service's errors.
     public func damagedItems(_ itemClass: ItemClass, includingSecrets: Bool) throws(KeychainError) -> [DamagedItem] {
-        guard case .damagedItems(let items) = try perform(.damagedItems(itemClass, includingSecrets: includingSecrets))
-        else { throw KeychainOutcome.mismatch("damaged items") }
-        return items
+        try perform(.damagedItems(itemClass, includingSecrets: includingSecrets)).damagedItems()
     }
 
     /// Checks the file, every item the lock state opens and the row ledger, then, when asked, seals the rows as
@@ -20,9 +18,7 @@ extension KeychainService {
     /// - Returns: The report made before any sealing.
     /// - Throws: `interactionNotAllowed` when `acceptingCurrentState` and the keychain is locked.
     public func verifyIntegrity(acceptingCurrentState: Bool) throws(KeychainError) -> IntegrityReport {
-        guard case .integrity(let report) = try perform(.verifyIntegrity(acceptingCurrentState: acceptingCurrentState))
-        else { throw KeychainOutcome.mismatch("an integrity report") }
-        return report
+        try perform(.verifyIntegrity(acceptingCurrentState: acceptingCurrentState)).integrity()
     }
 
     /// Replaces the passphrase (`new` is a `.passphrase`) or the key-file slot (a `.keyFile`) once `current`

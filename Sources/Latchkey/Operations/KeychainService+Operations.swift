@@ -91,10 +91,7 @@ extension KeychainService {
     /// Whether an item matches `query`, answered from the search tokens alone when every filter has a
     /// token column (no class key needed, so it works while the item's class is locked).
     public func exists(_ query: ItemQuery) throws(KeychainError) -> Bool {
-        guard case .exists(let exists) = try perform(.exists(query)) else {
-            throw KeychainOutcome.mismatch("a boolean")
-        }
-        return exists
+        try perform(.exists(query)).exists()
     }
 
     /// Updates every item matching `query`, all or nothing, in one transaction.
@@ -126,18 +123,12 @@ extension KeychainService {
 
     /// Runs `operations` in one transaction, all or nothing (see `KeychainOperation.batch`).
     public func batch(_ operations: [KeychainOperation]) throws(KeychainError) -> [KeychainOutcome] {
-        guard case .batch(let outcomes) = try perform(.batch(operations)) else {
-            throw KeychainOutcome.mismatch("a batch")
-        }
-        return outcomes
+        try perform(.batch(operations)).batch()
     }
 
     /// The caller's access groups, in order (the first is where new items go).
     public func callerAccessGroups() throws(KeychainError) -> [String] {
-        guard case .accessGroups(let groups) = try perform(.accessGroups) else {
-            throw KeychainOutcome.mismatch("access groups")
-        }
-        return groups
+        try perform(.accessGroups).accessGroups()
     }
 
     private func single(_ items: [FoundItem]) throws(KeychainError) -> FoundItem {

@@ -8,7 +8,7 @@ extension KeychainStore: KeychainService {
     ///
     /// - Throws: `KeychainError` (see `KeychainOperation` for each operation's errors).
     public func perform(_ operation: KeychainOperation) throws(KeychainError) -> KeychainOutcome {
-        switch operation {
+        switch operation.storage {
         case .find(let request):
             return .items(try executeFind(request))
         case .exists(let query):
@@ -49,7 +49,7 @@ extension KeychainStore: KeychainService {
 extension ItemTransaction {
     /// Executes a write operation inside this transaction.
     func perform(_ operation: KeychainOperation, inBatch: Bool) throws -> KeychainOutcome {
-        switch operation {
+        switch operation.storage {
         case .add(let item):
             return .items([try add(item)])
         case .addAll(let items, let tolerateExisting):
@@ -84,32 +84,6 @@ extension ItemTransaction {
         case .exists, .lockState, .unlock, .lock, .accessGroups, .changeCounter, .damagedItems, .verifyIntegrity,
             .changeCredential:
             throw KeychainError(.param, "Only item operations can run inside a batch.")
-        }
-    }
-}
-
-extension KeychainOperation {
-    /// The operation's name, for logs (never its values).
-    public var name: String {
-        switch self {
-        case .add: "add"
-        case .addAll: "addAll"
-        case .upsert: "upsert"
-        case .restore: "restore"
-        case .updateFirstOrAdd: "updateFirstOrAdd"
-        case .find: "find"
-        case .exists: "exists"
-        case .update: "update"
-        case .delete: "delete"
-        case .batch: "batch"
-        case .lockState: "lockState"
-        case .unlock: "unlock"
-        case .lock: "lock"
-        case .accessGroups: "accessGroups"
-        case .changeCounter: "changeCounter"
-        case .damagedItems: "damagedItems"
-        case .verifyIntegrity: "verifyIntegrity"
-        case .changeCredential: "changeCredential"
         }
     }
 }

@@ -1,19 +1,24 @@
 import Foundation
 
-/// The versioned wire form of operations and outcomes, shared by the agent and its clients.
+/// The versioned wire form of operations and outcomes, shared by the agent and its clients: the one
+/// encoding of the operation API, specified byte by byte in docs/wire-protocol.md (for clients in other
+/// languages too).
 ///
-/// Version 5 is a compact binary encoding (version 1 was JSON; version 3 is version 2 with search tags in
-/// queries, changes and new items; version 4 is version 3 with `FindRequest.withSearchTags` and
-/// `FoundItem.searchTags`; version 5 is version 4 with `FindRequest.referencesOnly`). A frame is one version byte, then:
+/// Version 6 is a compact binary encoding (version 1 was JSON; versions 2 to 5 added search tags,
+/// `FindRequest.withSearchTags` and `referencesOnly`; version 6 carries an integrity report field by field).
+/// A frame is one version byte, then:
 ///
-/// - an operation frame: the operation (a tag byte, then its values; `KeychainOperation+Wire.swift`);
+/// - an operation frame: the operation (a tag byte, `KeychainOperation.Kind`, then its values;
+///   `KeychainOperation+Wire.swift`);
 /// - a result frame: `1` and the outcome (`KeychainOutcome+Wire.swift`), or `2`, the error's status code
 ///   (zigzag varint) and its message (length-prefixed UTF-8).
 ///
 /// Lengths and counts are LEB128 varints, signed integers zigzag varints, doubles and dates 8 little-endian
 /// bytes, optional values a presence byte, enums one tag byte per case (`WireWriter`, `WireReader`). A frame
 /// of another version is refused with `unimplemented`, never guessed at; a malformed one (truncated, an
-/// unknown tag, a length longer than what remains, bytes left over) with `decode`.
+/// unknown tag, a length longer than what remains, bytes left over) with `decode`. An operation or outcome
+/// added later takes the next free tag without changing the version, so an older peer refuses only that
+/// operation, with a `decode` error that names its version and the tags it knows.
 ///
 /// ```swift
 /// let frame = try KeychainWireCodec.encode(.find(FindRequest(query)))
@@ -21,7 +26,7 @@ import Foundation
 /// ```
 public enum KeychainWireCodec {
     /// The protocol version this build speaks.
-    public static let version = 5
+    public static let version = 6
 
     private static let versionByte = UInt8(version)
 
@@ -101,7 +106,8 @@ public enum KeychainWireCodec {
             let named = frameVersion == UInt8(ascii: "{") ? "1 (JSON)" : "\(frameVersion)"
             throw KeychainError(
                 .unimplemented,
-                "The keychain frame has protocol version \(named); this build speaks version \(version)."
+                "The keychain frame has protocol version \(named); this build speaks version \(version). Use the same "
+                    + "Latchkey version for the agent and its clients (restart the agent after an upgrade)."
             )
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-// The agent protocol's binary form (version 4) of an unlock credential:
+// The wire form (docs/wire-protocol.md) of an unlock credential:
 //
 //   credential = tag: 1 passphrase | 2 key file, then the secret (length, bytes)
 //

@@ -1,8 +1,8 @@
 import Foundation
 import LatchkeyCrypto
 
-/// A bounds-checked cursor over one binary frame of the agent protocol (version 4): the reading side of
-/// `WireWriter`.
+/// A bounds-checked cursor over one binary frame of the agent protocol (docs/wire-protocol.md): the reading
+/// side of `WireWriter`.
 ///
 /// Every read checks the bytes that remain first and throws `KeychainError.Code.decode` (-26275) instead
 /// of reading past the end; a length or count is compared with what remains before anything is allocated
@@ -59,6 +59,17 @@ package struct WireReader {
     /// The `decode` error for a tag byte that names no case of `type`.
     package static func unknownTag(_ tag: UInt8, of type: String) -> KeychainError {
         malformed("unknown \(type) tag \(tag)")
+    }
+
+    /// The `decode` error for an operation or outcome tag this build does not define: the tag a newer peer
+    /// added (docs/wire-protocol.md, "Versioning"), named with this build's protocol version and tags.
+    package static func unknownTag(_ tag: UInt8, of type: String, highest: UInt8) -> KeychainError {
+        KeychainError(
+            .decode,
+            "The keychain frame holds \(type) \(tag), which protocol version \(KeychainWireCodec.version) of this "
+                + "Latchkey does not define (its \(type)s are 1 to \(highest)): the other side is a newer Latchkey. "
+                + "Use the same Latchkey version for the agent and its clients (restart the agent after an upgrade)."
+        )
     }
 
     /// Reads one byte.

@@ -5,7 +5,7 @@ import LatchkeyCrypto
 import Glibc
 #endif
 
-/// Appends the agent protocol's binary values (version 4) to one growing buffer.
+/// Appends the agent protocol's binary values (docs/wire-protocol.md) to one growing buffer.
 ///
 /// The vocabulary is small: single bytes (tags, booleans), unsigned LEB128 varints (lengths, counts),
 /// zigzag varints (signed integers), 8-byte little-endian IEEE doubles, and length-prefixed bytes and

@@ -1,16 +1,17 @@
 import Foundation
 
-extension KeychainStore {
-    /// What `restore(_:replacingExisting:)` did with one archived item.
-    public enum RestoreOutcome: String, Sendable, Hashable, Codable {
-        /// The item was added.
-        case added
-        /// An item with the same primary key existed and was replaced (only when asked).
-        case replaced
-        /// An item with the same primary key exists and was left alone.
-        case duplicate
-    }
+/// What a restore (`KeychainStore.restore(_:replacingExisting:)`, the operation API's `restore`) did with one
+/// archived item.
+public enum RestoreOutcome: String, Sendable, Hashable {
+    /// The item was added.
+    case added
+    /// An item with the same primary key existed and was replaced (only when asked).
+    case replaced
+    /// An item with the same primary key exists and was left alone.
+    case duplicate
+}
 
+extension KeychainStore {
     /// Adds an archived item, keeping its creation and modification dates.
     ///
     /// Unlike `add`, the item's `cdat` and `mdat` are kept when present, so a backup round trip loses

@@ -3,7 +3,7 @@ import Foundation
 /// An attribute's value with its kind preserved: a String stays a String, Data stays Data.
 ///
 /// Booleans are numbers (0 or 1), as in Apple's keychain.
-public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
     /// Text.
     case string(String)
     /// Bytes.
@@ -66,8 +66,18 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         }
     }
 
-    /// Equality as keychain matching sees it (byte-exact, case-sensitive, String ≡ Data).
+    /// Equality as keychain matching sees it (byte-exact, case-sensitive, String ≡ Data): the same answer
+    /// as comparing `canonicalBytes`, without building them for strings, data and integers (the values
+    /// every search compares).
     func matches(_ other: AttributeValue) -> Bool {
-        canonicalBytes == other.canonicalBytes
+        switch (self, other) {
+        case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
+        case (.data(let left), .data(let right)): return left == right
+        case (.string(let text), .data(let bytes)), (.data(let bytes), .string(let text)):
+            return text.utf8.elementsEqual(bytes)
+        case (.string, _), (.data, _), (_, .string), (_, .data): return false
+        case (.number(let left), .number(let right)): return left == right
+        default: return canonicalBytes == other.canonicalBytes
+        }
     }
 }

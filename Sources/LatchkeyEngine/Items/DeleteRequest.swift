@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyCrypto
 
 /// A delete: which items, and how many of them.
-public struct DeleteRequest: Sendable, Hashable, Codable {
+public struct DeleteRequest: Sendable, Hashable {
     /// Which items.
     public var query: ItemQuery
     /// `.all` (Apple's `SecItemDelete`) or `.one` (the first match, `security delete-*-password`).

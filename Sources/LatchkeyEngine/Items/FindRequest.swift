@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyCrypto
 
 /// A search: which items, how many, with or without their secrets.
-public struct FindRequest: Sendable, Hashable, Codable {
+public struct FindRequest: Sendable, Hashable {
     /// Which items.
     public var query: ItemQuery
     /// How many (default one).

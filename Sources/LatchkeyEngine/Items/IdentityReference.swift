@@ -2,7 +2,7 @@ import Foundation
 
 /// One identity named by its parts: a certificate (its DER) and the private key whose application label
 /// (`klbl`) equals the certificate's public-key hash (`pkhh`).
-public struct IdentityReference: Sendable, Hashable, Codable {
+public struct IdentityReference: Sendable, Hashable {
     /// The certificate's DER bytes.
     public var certificate: Data
     /// The private key's application label (SHA-1 of its public key, Apple's `klbl`).

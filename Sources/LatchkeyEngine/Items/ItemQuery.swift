@@ -6,7 +6,7 @@ import LatchkeyCrypto
 /// As in Apple's keychain, matching is exact and case-sensitive, a String and a Data of the same bytes
 /// are equal, synchronizable items are left out unless asked for, and the search covers every access
 /// group of the caller unless one is named.
-public struct ItemQuery: Sendable, Hashable, Codable {
+public struct ItemQuery: Sendable, Hashable {
     /// How the implicit `sync = 0` filter applies.
     public enum Synchronizable: String, Sendable, Hashable, Codable {
         /// Only items with `sync = 0` (the default when the attributes do not name `sync`).
@@ -75,43 +75,8 @@ public struct ItemQuery: Sendable, Hashable, Codable {
     }
 }
 
-extension ItemQuery {
-    private enum CodingKeys: String, CodingKey {
-        case itemClass, attributes, synchronizable, persistentReference, includeTombstones, hostOrSubdomain
-        case identity, searchTags
-    }
-
-    /// Decodes a query; `searchTags` may be absent (none), as in queries encoded before search tags.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            try container.decodeIfPresent(ItemClass.self, forKey: .itemClass),
-            attributes: try container.decode([AttributeName: AttributeValue].self, forKey: .attributes),
-            synchronizable: try container.decode(Synchronizable.self, forKey: .synchronizable),
-            persistentReference: try container.decodeIfPresent(Data.self, forKey: .persistentReference),
-            includeTombstones: try container.decode(Bool.self, forKey: .includeTombstones),
-            hostOrSubdomain: try container.decodeIfPresent(String.self, forKey: .hostOrSubdomain),
-            identity: try container.decodeIfPresent(IdentityReference.self, forKey: .identity),
-            searchTags: try container.decodeIfPresent([String].self, forKey: .searchTags) ?? []
-        )
-    }
-
-    /// Encodes a query (`searchTags` only when there are some).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(itemClass, forKey: .itemClass)
-        try container.encode(attributes, forKey: .attributes)
-        try container.encode(synchronizable, forKey: .synchronizable)
-        try container.encodeIfPresent(persistentReference, forKey: .persistentReference)
-        try container.encode(includeTombstones, forKey: .includeTombstones)
-        try container.encodeIfPresent(hostOrSubdomain, forKey: .hostOrSubdomain)
-        try container.encodeIfPresent(identity, forKey: .identity)
-        if !searchTags.isEmpty { try container.encode(searchTags, forKey: .searchTags) }
-    }
-}
-
 /// How many matches a search returns.
-public enum MatchLimit: Sendable, Hashable, Codable {
+public enum MatchLimit: Sendable, Hashable {
     /// At most one (the default for searches).
     case one
     /// Every match.

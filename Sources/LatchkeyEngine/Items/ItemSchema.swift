@@ -210,20 +210,28 @@ public struct ItemSchema: Sendable {
     }
 
     /// The canonical primary-key tuple of a full attribute set, as bytes.
+    ///
+    /// For each primary-key attribute in order: its short name's UTF-8, the length of its `canonicalBytes`
+    /// (big-endian `UInt32`), then those bytes. Every add computes it: the value's bytes are appended in
+    /// place (`withCanonicalBytes`), without a `Data` or an array per attribute.
     func primaryKeyBytes(of attributes: [AttributeName: AttributeValue]) -> Data {
         var out = Data()
+        out.reserveCapacity(256)
         for name in primaryKey {
             let value = attributes[name] ?? self.attributes[name]?.primaryKeyFallback ?? .string("")
-            let bytes = value.canonicalBytes
-            out.append(contentsOf: Array(name.rawValue.utf8))
-            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { out.append(contentsOf: $0) }
-            out.append(bytes)
+            value.withCanonicalBytes { prefix, bytes in
+                out.append(contentsOf: name.rawValue.utf8)
+                withUnsafeBytes(of: UInt32(prefix.count + bytes.count).bigEndian) { out.append(contentsOf: $0) }
+                out.append(contentsOf: prefix)
+                out.append(contentsOf: bytes)
+            }
         }
         return out
     }
 
     /// Whether two complete attribute sets name the same item (Apple's uniqueness rule, docs/apple-semantics.md §1.3).
-    package func samePrimaryKey(_ lhs: [AttributeName: AttributeValue], _ rhs: [AttributeName: AttributeValue]) -> Bool {
+    package func samePrimaryKey(_ lhs: [AttributeName: AttributeValue], _ rhs: [AttributeName: AttributeValue]) -> Bool
+    {
         primaryKeyBytes(of: lhs) == primaryKeyBytes(of: rhs)
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyCrypto
 
 /// An update: which items and what changes.
-public struct UpdateRequest: Sendable, Hashable, Codable {
+public struct UpdateRequest: Sendable, Hashable {
     /// Which items.
     public var query: ItemQuery
     /// The new attribute values and secret.

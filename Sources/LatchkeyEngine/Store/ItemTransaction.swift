@@ -180,7 +180,7 @@ package final class ItemTransaction {
 
     /// Restores an archived item: the rules of `add`, but its creation and modification dates are kept
     /// when present; a live item with the same primary key is replaced only when `replacingExisting`.
-    package func restore(_ item: NewItem, replacingExisting: Bool) throws -> KeychainStore.RestoreOutcome {
+    package func restore(_ item: NewItem, replacingExisting: Bool) throws -> RestoreOutcome {
         let new = try sealNew(
             item.itemClass,
             attributes: item.attributes,

@@ -250,7 +250,11 @@ extension KeychainStore {
     }
 
     package static func persistentReference(_ itemClass: ItemClass, _ persistref: Data) -> Data {
-        Data(itemClass.rawValue.utf8) + persistref
+        // Built in one allocation of its final size (a find builds one per result).
+        var reference = Data(capacity: 4 + persistref.count)
+        reference.append(contentsOf: itemClass.rawValue.utf8)
+        reference.append(persistref)
+        return reference
     }
 
     /// Whether an existing row under the same primary key may be replaced by an add: a tombstone, or a

@@ -139,10 +139,18 @@ struct LedgerSeal: Equatable, Sendable {
     static let empty = LedgerSeal(generation: 0, buckets: Array(repeating: LedgerDigest(), count: bucketCount))
 
     func encoded(_ context: LedgerContext) -> Data {
-        var body = Data([1])
-        body.reserveCapacity(Self.encodedLength)
-        withUnsafeBytes(of: generation.bigEndian) { body.append(contentsOf: $0) }
-        for bucket in buckets { bucket.append(to: &body) }
+        // Every write seals: the body is filled in one buffer access, not one `Data` append per field.
+        var body = Data(count: Self.encodedLength - 16)
+        body.withUnsafeMutableBytes { raw in
+            raw[0] = 1
+            raw.storeBytes(of: generation.bigEndian, toByteOffset: 1, as: UInt64.self)
+            var offset = 9
+            for bucket in buckets {
+                raw.storeBytes(of: bucket.high.bigEndian, toByteOffset: offset, as: UInt64.self)
+                raw.storeBytes(of: bucket.low.bigEndian, toByteOffset: offset + 8, as: UInt64.self)
+                offset += 16
+            }
+        }
         body.append(context.seal.token(body))
         return body
     }

@@ -158,7 +158,9 @@ final class RowLedger: Sendable {
         var local = State(raw: raw, seal: try LedgerSeal.decode(raw, context))
         local.merge(try Self.scan(buckets: unknown, reader, context))
         inner.withLock { inner in
-            if let current = inner.current, current.raw == raw {
+            // Compared in place, not bound to a local: a second reference to the state would make the merge
+            // copy its whole dictionary of digests (every verified row's) before changing it.
+            if inner.current?.raw == raw {
                 inner.current?.merge(local)
             } else if inner.current.map({ local.seal.generation > $0.seal.generation }) ?? true {
                 inner.current = local

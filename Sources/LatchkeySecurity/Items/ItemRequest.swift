@@ -91,7 +91,7 @@ struct ItemRequest {
         var request = ItemRequest()
         var entries: [(key: String, value: Any)] = []
         entries.reserveCapacity(dictionary.count)
-        for (key, value) in dictionary {
+        for (key, value) in ValueBridge.entries(of: dictionary) {
             guard let key = ValueBridge.string(key) else {
                 request.fail(.param, "A dictionary key is not a string.")
                 continue

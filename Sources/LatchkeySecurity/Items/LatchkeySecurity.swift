@@ -19,20 +19,24 @@ import LatchkeyLocalAuthentication
 /// LatchkeySecurity.withStore(store) { ... } // this task (or thread) only
 /// ```
 public enum LatchkeySecurity {
-    /// Points every `SecItem*` call of the process (and every `Keychain` made without a store) at `store`;
+    /// Points every `SecItem*` call of the process (and every `Keychain` made without a store) at `store` (a
+    /// keychain opened in process, or an agent's client);
     /// `nil` returns to the lazily opened default. The same as `KeychainContext.install`.
-    public static func useStore(_ store: KeychainStore?) {
-        KeychainContext.install(store.map { KeychainContext(store: $0) })
+    public static func useStore(_ store: (any KeychainService)?) {
+        KeychainContext.install(store.map { KeychainContext(service: $0) })
     }
 
     /// Runs `operation` with `SecItem*` calls of the current task (or thread) using `store`.
-    public static func withStore<T>(_ store: KeychainStore, operation: () throws -> T) rethrows -> T {
-        try KeychainContext.with(KeychainContext(store: store), operation: operation)
+    public static func withStore<T>(_ store: any KeychainService, operation: () throws -> T) rethrows -> T {
+        try KeychainContext.with(KeychainContext(service: store), operation: operation)
     }
 
     /// Async variant of `withStore(_:operation:)`.
-    public static func withStore<T>(_ store: KeychainStore, operation: () async throws -> T) async rethrows -> T {
-        try await KeychainContext.with(KeychainContext(store: store), operation: operation)
+    public static func withStore<T>(
+        _ store: any KeychainService,
+        operation: () async throws -> T
+    ) async rethrows -> T {
+        try await KeychainContext.with(KeychainContext(service: store), operation: operation)
     }
 
     /// The store `SecItem*` calls use now, opening the default one if needed.
@@ -54,7 +58,10 @@ public enum LatchkeySecurity {
     private static let lastErrorKey = "latchkey.security.lastError"
 
     static func recordLastError(_ message: String?) {
-        Thread.current.threadDictionary[lastErrorKey] = message
+        let threadDictionary = Thread.current.threadDictionary
+        // A successful call after a successful call has nothing to clear; reading is cheaper than removing.
+        if message == nil, threadDictionary[lastErrorKey] == nil { return }
+        threadDictionary[lastErrorKey] = message
     }
 }
 #endif

@@ -12,28 +12,29 @@ enum ResultShape {
     /// (docs/apple-semantics.md §4.1); `nil` when the flags produce none.
     static func copyMatchingValue(_ item: FoundItem, _ returns: ReturnFlags) -> AnyObject? {
         if returns.isEmpty { return nil }
-        if returns == .data { return item.data.map { NSData(data: $0.data) } }
+        if returns == .data { return item.data.map(secretObject) }
         if returns == .persistentRef { return NSData(data: item.persistentReference) }
         // Only keys and certificates have reference objects (genp/inet have none on iOS either).
         if returns == .ref { return ItemReference.object(for: item) }
         // The client forces kSecReturnAttributes with kSecReturnData, so D+P carries every attribute;
         // there `accc` stays in serialized form (docs/apple-semantics.md §4.1).
         let rawAccessControl = returns == [.data, .persistentRef]
-        var dictionary = attributes(of: item, rawAccessControl: rawAccessControl, excluding: [])
+        var entries = ResultEntries(capacity: item.attributes.count + 4)
+        addAttributes(of: item, to: &entries, rawAccessControl: rawAccessControl, excluding: [])
         if returns.contains(.ref) {
-            dictionary["class"] = NSString(string: item.itemClass.rawValue)
-            dictionary["UUID"] = NSString(string: uuid(item.persistentReference))
-            if let reference = ItemReference.object(for: item) { dictionary["v_Ref"] = reference }
+            entries.set("class", NSString(string: item.itemClass.rawValue))
+            entries.set("UUID", NSString(string: uuid(item.persistentReference)))
+            if let reference = ItemReference.object(for: item) { entries.set("v_Ref", reference) }
         }
         // With kSecReturnRef no reference can be built, so Apple leaves the secret in
         // (docs/apple-semantics.md §4.1 quirk).
         if returns.contains(.data) || returns.contains(.ref), let data = item.data {
-            dictionary["v_Data"] = NSData(data: data.data)
+            entries.set("v_Data", secretObject(data))
         }
         if returns.contains(.persistentRef) {
-            dictionary["v_PersistentRef"] = NSData(data: item.persistentReference)
+            entries.set("v_PersistentRef", NSData(data: item.persistentReference))
         }
-        return NSDictionary(dictionary: dictionary)
+        return entries.dictionary()
     }
 
     /// `SecItemAdd`'s result (docs/apple-semantics.md §4.3); `nil` when nothing is written.
@@ -41,41 +42,50 @@ enum ResultShape {
         if returns.isEmpty { return nil }
         if returns == .ref { return ItemReference.object(for: item) }
         if returns == .data {
-            return item.data.map { NSData(data: $0.data) as AnyObject } ?? NSNull()
+            return item.data.map { secretObject($0) as AnyObject } ?? NSNull()
         }
         if returns == .persistentRef { return NSData(data: item.persistentReference) }
-        var dictionary: [String: AnyObject] = [:]
+        var entries = ResultEntries(capacity: item.attributes.count + 4)
         if returns.contains(.attributes) || returns.contains(.ref) {
             var excluded = notReturnedByAdd
             if !accessControlGiven { excluded.insert(.accessControl) }
-            dictionary = attributes(of: item, rawAccessControl: false, excluding: excluded)
+            addAttributes(of: item, to: &entries, rawAccessControl: false, excluding: excluded)
         }
-        if returns.contains(.ref) { dictionary["class"] = NSString(string: item.itemClass.rawValue) }
+        if returns.contains(.ref) { entries.set("class", NSString(string: item.itemClass.rawValue)) }
         if returns.contains(.data) || returns.contains(.ref), let data = item.data {
-            dictionary["v_Data"] = NSData(data: data.data)
+            entries.set("v_Data", secretObject(data))
         }
         if returns.contains(.persistentRef) {
-            dictionary["v_PersistentRef"] = NSData(data: item.persistentReference)
+            entries.set("v_PersistentRef", NSData(data: item.persistentReference))
         }
-        return NSDictionary(dictionary: dictionary)
+        return entries.dictionary()
     }
 
-    /// The attribute dictionary with Apple's short keys; `accc` is synthesized for items added without one.
-    private static func attributes(
+    /// The secret as the `NSData` a result holds, copied once from its buffer.
+    private static func secretObject(_ secret: SecretData) -> NSData {
+        secret.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return NSData() }
+            return NSData(bytes: base, length: bytes.count)
+        }
+    }
+
+    /// Adds the attributes with Apple's short keys; `accc` is synthesized for items added without one.
+    private static func addAttributes(
         of item: FoundItem,
+        to entries: inout ResultEntries,
         rawAccessControl: Bool,
         excluding excluded: Set<AttributeName>
-    ) -> [String: AnyObject] {
-        var dictionary: [String: AnyObject] = [:]
+    ) {
         for (name, value) in item.attributes
-        where !excluded.contains(name) && name != .accessControl && name != IdentityItems.certificateData {
-            dictionary[name.rawValue] = ValueBridge.object(value)
+        where name != .accessControl && name != IdentityItems.certificateData
+            && (excluded.isEmpty || !excluded.contains(name))
+        {
+            entries.set(name.rawValue, ValueBridge.object(value))
         }
-        if !excluded.contains(.accessControl) {
+        if excluded.isEmpty || !excluded.contains(.accessControl) {
             let control = accessControl(of: item)
-            dictionary["accc"] = rawAccessControl ? NSData(data: control.serialized) : control
+            entries.set("accc", rawAccessControl ? NSData(data: control.serialized) : control)
         }
-        return dictionary
     }
 
     /// The item's access control: the stored one, else its protection without constraints.

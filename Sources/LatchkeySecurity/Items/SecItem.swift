@@ -82,7 +82,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let withData = request.returns.contains(.data) || request.returns.contains(.ref)
         // Host matching, access control, limits, identities and corrupt rows are the core's rules; Apple
         // skips undecryptable rows silently (when every match is corrupt, nothing was found).
-        let items = try SecItemCalls.authenticating(request) { policy in
+        let items = try SecItemCalls.authenticating(request, service) { policy in
             try service.perform(
                 .find(
                     FindRequest(
@@ -137,7 +137,7 @@ extension SecItemCalls {
         // Find, access-control check and update run in one core transaction; rewriting a protected secret
         // needs the same authentication as reading it.
         let update = ItemChanges(attributes: changes.attributes, data: changes.secret.map { SecretData($0) })
-        _ = try SecItemCalls.authenticating(request) { policy in
+        _ = try SecItemCalls.authenticating(request, service) { policy in
             try service.update(request.query, with: update, authentication: policy)
         }
         return errSecSuccess
@@ -211,10 +211,13 @@ enum SecItemCalls {
         }
     }
 
+    /// Match keys only certificates support (`kSecMatchIssuers`, `kSecMatchPolicy`).
+    private static let certificateKeys: Set<String> = ["m_Issuers", "m_Policy"]
+    /// Certificate filters that other classes ignore (`kSecMatchValidOnDate` ...).
+    private static let certificateFilters: Set<String> = ["m_ValidOnDate", "m_TrustedOnly", "m_EmailAddressIfPresent"]
+
     /// Certificate-only and internet-only match keys on the wrong class (docs/apple-semantics.md §3.4).
     static func checkMatchKeys(_ request: ItemRequest, _ itemClass: ItemClass) throws {
-        let certificateKeys: Set<String> = ["m_Issuers", "m_Policy"]
-        let certificateFilters: Set<String> = ["m_ValidOnDate", "m_TrustedOnly", "m_EmailAddressIfPresent"]
         for key in request.otherMatchKeys {
             if certificateKeys.contains(key) || (certificateFilters.contains(key) && itemClass == .certificate) {
                 throw KeychainError(.unimplemented, "Certificate match key '\(key)' is not supported.")
@@ -222,16 +225,21 @@ enum SecItemCalls {
         }
     }
 
-    /// Runs `body` with the request's authentication policy; when the core answers that an item needs
-    /// user authentication (`interactionRequired`), authenticates through `LAContext` (the request's
-    /// `kSecUseAuthenticationContext`, or a new one) and runs `body` again with the confirmation.
+    /// Runs `body` with the request's authentication policy against `service` (the one `prepare` returned);
+    /// when the core answers that an item needs user authentication (`interactionRequired`), authenticates
+    /// through `LAContext` (the request's `kSecUseAuthenticationContext`, or a new one) and runs `body` again
+    /// with the confirmation.
     ///
     /// Through the per-user agent this process neither prompts nor claims `.confirmed`: the agent confirms
     /// with its own prompter. The request carries the context's reuse duration
     /// (`touchIDAuthenticationAllowableReuseDuration`), and a context with `interactionNotAllowed` asks the
     /// agent not to prompt (`.fail`, so -25308).
-    static func authenticating<T>(_ request: ItemRequest, _ body: (AuthenticationPolicy) throws -> T) throws -> T {
-        if try KeychainContext.current().service is AgentClient {
+    static func authenticating<T>(
+        _ request: ItemRequest,
+        _ service: any KeychainService,
+        _ body: (AuthenticationPolicy) throws -> T
+    ) throws -> T {
+        if service is AgentClient {
             let context = request.authenticationContext
             let reuse = context?.touchIDAuthenticationAllowableReuseDuration ?? 0
             var policy = request.authenticationPolicy

@@ -16,6 +16,9 @@ extension Optional: OptionalValue {
 enum ValueBridge {
     /// `value` with any `Optional` wrapping removed; `nil` for `nil` and `NSNull`.
     static func unwrap(_ value: Any) -> Any? {
+        // What an NSDictionary hands out for strings, booleans and data: never wrapped, never null. Comparing
+        // the dynamic type is far cheaper than the protocol and class casts below.
+        if isPlainValue(value) { return value }
         var current: Any = value
         while let optional = current as? any OptionalValue {
             guard let inner = optional.wrappedAny else { return nil }
@@ -28,11 +31,60 @@ enum ValueBridge {
     /// The boolean a `CFBoolean` stands for; `nil` for anything that is not a boolean object (an
     /// `NSNumber(value: 1)` or a Swift `Int` is a number, not a boolean).
     static func boolean(_ value: Any) -> Bool? {
-        if type(of: value) == Bool.self { return value as? Bool }
+        let valueType = type(of: value)
+        if valueType == Bool.self { return value as? Bool }
+        if valueType == String.self || valueType == Data.self { return nil }
         if let number = value as? NSNumber, CFTypeCheck.isBoolean(number) {
             return number.boolValue
         }
         return nil
+    }
+
+    /// The entries of `dictionary` as `for (key, value) in dictionary` gives them, in the same order: each key
+    /// as stored, each value as Foundation hands it out (an `NSString` as a `String`, `NSData` as `Data`,
+    /// `NSDate` as `Date`, `kCFBooleanTrue`/`kCFBooleanFalse` as `Bool`, a boxed Swift value unboxed).
+    ///
+    /// The for-in loop looks every key up again, hashing each `NSString` key a second time; here the keys and
+    /// values are read in one pass over the storage, and only a value of another class is looked up by its key.
+    static func entries(of dictionary: NSDictionary) -> [(key: Any, value: Any)] {
+        let dictionaryType = type(of: dictionary)
+        guard dictionaryType == NSDictionary.self || dictionaryType == NSMutableDictionary.self else {
+            return dictionary.map { ($0.key, $0.value) }
+        }
+        // Both read the same storage in the same order.
+        let keys = dictionary.allKeys
+        let values = dictionary.allValues
+        var entries: [(key: Any, value: Any)] = []
+        entries.reserveCapacity(keys.count)
+        for index in keys.indices where index < values.count {
+            let key = keys[index]
+            guard let value = handedOut(values[index]) ?? dictionary.object(forKey: key) else { continue }
+            entries.append((key, value))
+        }
+        return entries
+    }
+
+    /// What `NSDictionary` hands out for a stored object of the classes keychain dictionaries hold; `nil` for
+    /// any other class (its value is then looked up, so Foundation decides).
+    private static func handedOut(_ object: Any) -> Any? {
+        let objectType = type(of: object)
+        if objectType == NSString.self, let text = object as? NSString { return text as String }
+        if objectType == NSNumber.self || objectType == NSNull.self { return object }
+        if objectType == NSData.self, let data = object as? NSData { return Data(referencing: data) }
+        if objectType == NSDate.self, let date = object as? NSDate { return date as Date }
+        if let number = object as? NSNumber, CFTypeCheck.isBoolean(number) {
+            if number === kCFBooleanTrue { return true }
+            if number === kCFBooleanFalse { return false }
+            return number
+        }
+        return nil
+    }
+
+    /// Whether `value` is a Swift `String`, `Bool` or `Data`, the types an `NSDictionary` hands out for its
+    /// strings, booleans and data (`NSString`, boolean `NSNumber`s and `NSData` are bridged on the way out).
+    static func isPlainValue(_ value: Any) -> Bool {
+        let valueType = type(of: value)
+        return valueType == String.self || valueType == Bool.self || valueType == Data.self
     }
 
     /// The bytes of a `Data`/`NSData`.
@@ -44,6 +96,10 @@ enum ValueBridge {
 
     /// The text of a `String`/`NSString`.
     static func string(_ value: Any) -> String? {
+        let valueType = type(of: value)
+        if valueType == String.self { return value as? String }
+        // A dictionary's keys come as stored: an NSString is cast as a class, without the bridging cast.
+        if valueType == NSString.self, let text = value as? NSString { return text as String }
         if let text = value as? String { return text }
         if let text = value as? NSString { return text as String }
         return nil

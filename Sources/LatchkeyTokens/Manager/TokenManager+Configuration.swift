@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 import Logging
 
 extension TokenManager {
@@ -29,8 +30,10 @@ extension TokenManager {
         /// Where diagnostics go (default: nowhere). Log lines never contain tokens, secrets, passwords,
         /// accounts or URLs' queries.
         public var logger: Logger
-        /// The current time (injectable for tests).
-        public var now: @Sendable () -> Date
+        /// Where the manager reads the time: token expiry, refresh windows and device-grant deadlines
+        /// (default `SystemClock`). Tests give a `LatchkeyTesting.ManualClock` and move it into the refresh
+        /// window instead of waiting.
+        public var clock: any KeychainClock
         /// Waits (device-grant polling and retry backoff; injectable for tests).
         public var sleep: @Sendable (Duration) async throws -> Void
 
@@ -48,7 +51,7 @@ extension TokenManager {
             self.refreshWindow = .default
             self.retryPolicy = .none
             self.logger = Logger(label: "latchkey.tokens", factory: { _ in SwiftLogNoOpLogHandler() })
-            self.now = { Date() }
+            self.clock = SystemClock()
             self.sleep = { duration in try await Task.sleep(for: duration) }
         }
 

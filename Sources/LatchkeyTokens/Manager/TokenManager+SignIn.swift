@@ -138,7 +138,7 @@ extension TokenManager {
             } catch {
                 throw TokenError(.cancelled, "The task was cancelled while waiting for the device authorization.")
             }
-            guard configuration.now() < authorization.expiresAt else {
+            guard configuration.clock.now() < authorization.expiresAt else {
                 throw TokenError(.deviceCodeExpired, "The device code expired before the user approved it.")
             }
             wait = interval

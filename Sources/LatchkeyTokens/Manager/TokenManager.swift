@@ -85,7 +85,7 @@ public actor TokenManager {
             endpoints: configuration.endpoints,
             client: configuration.client,
             transport: transport,
-            now: configuration.now
+            clock: configuration.clock
         )
     }
 
@@ -116,7 +116,9 @@ public actor TokenManager {
         guard let tokens = try await readTokens(useCache: true) else {
             throw TokenError(.notSignedIn, "No tokens are stored for this account; sign in first.")
         }
-        guard tokens.needsRefresh(at: configuration.now(), leeway: configuration.leewaySeconds) else { return tokens }
+        guard tokens.needsRefresh(at: configuration.clock.now(), leeway: configuration.leewaySeconds) else {
+            return tokens
+        }
         return try await refreshed(.expiring)
     }
 
@@ -169,8 +171,7 @@ public actor TokenManager {
         do {
             guard try keychain.isAvailable() else { return nil }
             let service = try keychain.resolvedService()
-            if let opened = service as? KeychainStore { return try opened.changeCounter() }
-            guard case .changeCounter(let counter) = try service.perform(.changeCounter) else { return nil }
+            guard case .changeCounter(let counter) = try service.perform(.changeCounter).storage else { return nil }
             return counter
         } catch {
             return nil
@@ -190,13 +191,7 @@ public actor TokenManager {
         }
         let keychain = store.keychain.keychainService(service)
         bound = keychain
-        if let opened = service as? KeychainStore {
-            boundPath = opened.path
-        } else if let agent = service as? AgentClient {
-            boundPath = agent.welcome.keychain
-        } else {
-            boundPath = KeychainLocation.defaultKeychainPath()
-        }
+        boundPath = service.keychainPath ?? KeychainLocation.defaultKeychainPath()
         return keychain
     }
 
@@ -245,7 +240,7 @@ public actor TokenManager {
         guard let stored = try await readTokens(useCache: false) else {
             throw TokenError(.notSignedIn, "No tokens are stored for this account; sign in first.")
         }
-        let now = configuration.now()
+        let now = configuration.clock.now()
         switch reason {
         case .expiring:
             if !stored.needsRefresh(at: now, leeway: configuration.leewaySeconds) {

@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 
 /// The calls to the authorization server (token, revocation and device authorization endpoints), with
 /// their answers sorted into `TokenError` classes. Stateless; `TokenManager` decides what an error means
@@ -7,7 +8,8 @@ struct TokenEndpoint: Sendable {
     let endpoints: OAuthEndpoints
     let client: OAuthClient
     let transport: any TokenTransport
-    let now: @Sendable () -> Date
+    /// Where the time an answer was received is read.
+    let clock: any KeychainClock
 
     /// Requests tokens with `grant` and `fields` (client authentication is added).
     ///
@@ -33,7 +35,7 @@ struct TokenEndpoint: Sendable {
         var headers: [(name: String, value: String)] = []
         client.authenticate(fields: &form, headers: &headers)
         let response = try await send(TransportRequest.form(endpoints.tokenEndpoint, form, headers: headers))
-        let receivedAt = now()
+        let receivedAt = clock.now()
         switch response.status {
         case 200:
             let parsed = try TokenResponse(body: response.body, status: response.status)
@@ -83,7 +85,7 @@ struct TokenEndpoint: Sendable {
         guard response.status == 200 else {
             throw Self.failure(response, endpoint: "device authorization endpoint")
         }
-        return try DeviceAuthorization(body: response.body, receivedAt: now())
+        return try DeviceAuthorization(body: response.body, receivedAt: clock.now())
     }
 
     /// Sends through the transport; a throw (no answer) becomes `network`.

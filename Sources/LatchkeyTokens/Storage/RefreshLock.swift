@@ -1,4 +1,5 @@
 import Foundation
+import Latchkey
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,7 +16,8 @@ import Darwin
 /// an open file description, so two `TokenManager`s in one process exclude each other too. The kernel
 /// releases the lock when its holder exits or crashes.
 ///
-/// Acquiring blocks in `flock`, on a dedicated queue: never on the caller's executor.
+/// Acquiring blocks in `flock` on the core's blocking-work queue (`BlockingWork`): never on the caller's
+/// executor.
 final class RefreshLock: Sendable {
     /// The lock file's descriptor while held (-1 once released); closing it releases the lock.
     private let descriptor: Mutex<Int32>
@@ -38,18 +40,11 @@ final class RefreshLock: Sendable {
         keychainPath + ".tokens.lock"
     }
 
-    private static let queue = DispatchQueue(label: "latchkey.tokens.refresh-lock", attributes: .concurrent)
-
     /// Waits for the lock on `path` (creating the file, mode 0600, if needed) off the caller's executor.
     ///
     /// - Throws: `TokenError.Code.keychain` when the lock file cannot be opened or locked.
     static func acquire(path: String) async throws(TokenError) -> RefreshLock {
-        let result: Result<RefreshLock, TokenError> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { () throws(TokenError) in try acquireBlocking(path: path) })
-            }
-        }
-        return try result.get()
+        try await BlockingWork.run { () throws(TokenError) in try acquireBlocking(path: path) }
     }
 
     /// Takes the lock on the calling thread, blocking until it is free.

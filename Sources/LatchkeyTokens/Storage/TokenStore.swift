@@ -105,40 +105,25 @@ public struct TokenStore: Sendable {
     /// The tokens stored for `account` (see the synchronous `tokens(for:)`), read off the caller's executor.
     public func tokens(for account: String) async throws(TokenError) -> TokenSet? {
         let store = self
-        return try await OffExecutor.run { () throws(TokenError) in try store.tokens(for: account) }
+        return try await BlockingWork.run { () throws(TokenError) in try store.tokens(for: account) }
     }
 
     /// Stores `tokens` for `account` (see the synchronous `save(_:for:)`), off the caller's executor.
     public func save(_ tokens: TokenSet, for account: String) async throws(TokenError) {
         let store = self
-        try await OffExecutor.run { () throws(TokenError) in try store.save(tokens, for: account) }
+        try await BlockingWork.run { () throws(TokenError) in try store.save(tokens, for: account) }
     }
 
     /// Removes the tokens of `account` (see the synchronous `remove(account:)`), off the caller's executor.
     @discardableResult
     public func remove(account: String) async throws(TokenError) -> Bool {
         let store = self
-        return try await OffExecutor.run { () throws(TokenError) in try store.remove(account: account) }
+        return try await BlockingWork.run { () throws(TokenError) in try store.remove(account: account) }
     }
 
     /// The accounts with stored tokens (see the synchronous `accounts()`), off the caller's executor.
     public func accounts() async throws(TokenError) -> [String] {
         let store = self
-        return try await OffExecutor.run { () throws(TokenError) in try store.accounts() }
-    }
-}
-
-/// Runs blocking keychain and lock calls on a dedicated queue, never on the caller's executor.
-enum OffExecutor {
-    static let queue = DispatchQueue(label: "latchkey.tokens.blocking", qos: .userInitiated, attributes: .concurrent)
-
-    /// Runs `body` on the queue and resumes the caller with its result.
-    static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-        let result: Result<T, E> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { () throws(E) -> T in try body() })
-            }
-        }
-        return try result.get()
+        return try await BlockingWork.run { () throws(TokenError) in try store.accounts() }
     }
 }

@@ -190,7 +190,7 @@ struct Import: ParsableCommand {
             var replaced = 0
             var duplicates: [KeychainArchive.Item] = []
             for (item, outcome) in zip(contents.items, outcomes) {
-                guard case .restored(let restored) = outcome else {
+                guard case .restored(let restored) = outcome.storage else {
                     throw KeychainError(.internalComponent, "The keychain answered a restore with something else.")
                 }
                 switch restored {

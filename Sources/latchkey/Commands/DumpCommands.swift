@@ -90,7 +90,7 @@ struct DumpKeychain: ParsableCommand {
         try runReportingErrors {
             // Through the agent when one serves the keychain: no credential, no key, no database here.
             let service = try keychain.service()
-            let path = (service as? KeychainStore)?.path ?? keychain.path
+            let path = service.keychainPath ?? keychain.path
             let secrets = secrets || raw
             let progress = ProgressBar.start("dump-keychain", enabled: !output.json)
             defer { progress?.finish() }

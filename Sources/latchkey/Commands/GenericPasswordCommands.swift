@@ -16,39 +16,38 @@ struct AddGenericPassword: ParsableCommand {
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @OptionGroup var common: CommonPasswordOptions
-    @Option(name: .customShort("s"), help: "Service name.") var service: String?
-    @Option(name: .customShort("G"), help: "Generic attribute value.") var generic: String?
+    @OptionGroup var match: GenericPasswordMatch
     @OptionGroup var source: PasswordSourceOptions
     @OptionGroup var accessibility: AccessibilityOption
-    @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
+    @Flag(name: ItemOption.update.name, help: "Update the item if it already exists.") var update = false
 
     func run() throws {
         try runReportingErrors {
-            try keychain.refuseIfMissing(.createDefault)
-            let secret = try source.secret()
-            var attributes = common.attributes
-            attributes[.account] = attributes[.account] ?? .string("")
-            attributes[.service] = .string(service ?? "")
-            if let generic { attributes[.generic] = .data(Data(generic.utf8)) }
-            if let accessible = try accessibility.value { attributes[.accessible] = .string(accessible.rawValue) }
-            let store = try keychain.service(ifMissing: .createDefault)
-            try store.addOrUpdate(.genericPassword, attributes: attributes, data: secret, update: update)
+            var arguments = ItemArguments(keychain: keychain.selection, attributes: try match.attributes())
+            source.fill(&arguments)
+            arguments.accessible = accessibility.accessible
+            arguments.update = update
+            try ItemCommandRun.add(.genericPassword, arguments)
         }
     }
 }
 
-/// Matching options of the generic-password find and delete commands.
+/// The generic-password attributes of the add, find and delete commands (names from `ItemOption`).
 struct GenericPasswordMatch: ParsableArguments {
     @OptionGroup var common: CommonPasswordOptions
-    @Option(name: .customShort("s"), help: "Service name.") var service: String?
-    @Option(name: .customShort("G"), help: "Generic attribute value.") var generic: String?
+    @Option(name: ItemOption.service.name, help: "Service name.") var service: String?
+    @Option(name: ItemOption.generic.name, help: "Generic attribute value.") var generic: String?
 
-    var query: ItemQuery {
-        var attributes = common.attributes
-        if let service { attributes[.service] = .string(service) }
-        if let generic { attributes[.generic] = .data(Data(generic.utf8)) }
-        return ItemQuery(.genericPassword, attributes: attributes)
+    /// The attributes named on the command line, converted as `ItemOption.attributeValue(_:)` does.
+    func attributes() throws -> [AttributeName: AttributeValue] {
+        try common.attributes().merging(
+            try ItemOption.attributes(zip(ItemOption.genericAttributes, [service, generic]).map { ($0, $1) })
+        ) { _, new in new }
+    }
+
+    /// The query the options describe.
+    func query() throws -> ItemQuery {
+        ItemQuery(.genericPassword, attributes: try attributes())
     }
 }
 
@@ -67,34 +66,23 @@ struct FindGenericPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let store = try keychain.service()
-            let item = try store.findOneConfirmingPresence(match.query, withData: show.wantsSecret)
-            try show.print(item, keychain: keychain.path, json: output.json)
+            var arguments = ItemArguments(keychain: keychain.selection, json: output.json)
+            show.fill(&arguments)
+            try ItemCommandRun.find(try match.query(), arguments)
         }
     }
 }
 
 /// `-g` / `-w` on the find commands.
 struct ShowSecretOptions: ParsableArguments {
-    @Flag(name: .customShort("g"), help: "Also show the password (on stderr, as security does).") var showPassword =
-        false
-    @Flag(name: .customShort("w"), help: "Print only the password, on stdout.") var passwordOnly = false
+    @Flag(name: ItemOption.showPassword.name, help: "Also show the password (on stderr, as security does).")
+    var showPassword = false
+    @Flag(name: ItemOption.passwordOnly.name, help: "Print only the password, on stdout.") var passwordOnly = false
 
-    var wantsSecret: Bool { showPassword || passwordOnly }
-
-    /// Prints a found item as asked: the password alone, JSON, or the attribute dump (+ `password:` on stderr).
-    func print(_ item: FoundItem, keychain: String, json: Bool) throws {
-        if json {
-            try ItemOutput.json(item, keychain: keychain).print()
-        } else if passwordOnly {
-            FileHandle.standardOutput.write((item.data?.data ?? Data()) + Data("\n".utf8))
-        } else {
-            ItemOutput.write(ItemOutput.human(item, keychain: keychain))
-            if showPassword {
-                let shown = item.data.map(ItemOutput.humanSecret) ?? "\"\""
-                FileHandle.standardError.write(Data("password: \(shown)\n".utf8))
-            }
-        }
+    /// Sets what to print in `arguments`.
+    func fill(_ arguments: inout ItemArguments) {
+        arguments.showPassword = showPassword
+        arguments.passwordOnly = passwordOnly
     }
 }
 
@@ -113,7 +101,7 @@ struct DeleteGenericPassword: ParsableCommand {
     func run() throws {
         try runReportingErrors {
             let store = try keychain.service()
-            let count = try store.deleteMatches(match.query, all: all)
+            let count = try store.deleteMatches(try match.query(), all: all)
             print(count == 1 ? "password has been deleted." : "\(count) passwords have been deleted.")
         }
     }

@@ -49,7 +49,7 @@ struct GitCredential: ParsableCommand {
                 promptOnControllingTerminal: true,
                 ifMissing: operation == "store" ? .createDefault : .refuse
             )
-            FastPath.openStore = store as? KeychainStore  // git runs a helper per request: keep the WAL open.
+            KeptOpen.service = store  // git runs a helper per request: keep the WAL open.
             switch operation {
             case "get": try get(store, key: key, request: request)
             case "store": try save(store, key: key, request: request)

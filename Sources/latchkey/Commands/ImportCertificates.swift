@@ -61,7 +61,7 @@ extension Import {
         let service = try keychain.service(ifMissing: .createDefault)
         let items = contents.keys + contents.certificates
         let added: [FoundItem]
-        switch try service.perform(.addAll(items, tolerateExisting: true)) {
+        switch try service.perform(.addAll(items, tolerateExisting: true)).storage {
         case .items(let found): added = found
         default: throw KeychainError(.internalComponent, "The keychain answered an import with something else.")
         }

@@ -5,49 +5,34 @@ import Latchkey
 /// The internet-password attributes (`security`'s letters): server, protocol, port, path, authentication
 /// type and security domain.
 struct InternetAttributeOptions: ParsableArguments {
-    @Option(name: .customShort("s"), help: "Server name.") var server: String?
-    @Option(name: .customShort("r"), help: "Protocol: a four-character code (htps) or a scheme name (https).")
+    @Option(name: ItemOption.server.name, help: "Server name.") var server: String?
+    @Option(
+        name: ItemOption.protocol.name,
+        help: "Protocol: a four-character code (htps) or a scheme name (https)."
+    )
     var protocolName: String?
-    @Option(name: .customShort("P"), help: "Port number.") var port: Int?
-    @Option(name: .customShort("p"), help: "Path.") var path: String?
-    @Option(name: .customShort("t"), help: "Authentication type: a four-character code (dflt, form, http) or a name.")
+    @Option(name: ItemOption.port.name, help: "Port number.") var port: Int?
+    @Option(name: ItemOption.path.name, help: "Path.") var path: String?
+    @Option(
+        name: ItemOption.authenticationType.name,
+        help: "Authentication type: a four-character code (dflt, form, http) or a name."
+    )
     var authenticationType: String?
-    @Option(name: .customShort("d"), help: "Security domain.") var securityDomain: String?
+    @Option(name: ItemOption.securityDomain.name, help: "Security domain.") var securityDomain: String?
 
-    /// The attributes named on the command line.
+    /// The attributes named on the command line, converted as `ItemOption.attributeValue(_:)` does.
     ///
     /// - Throws: `param` (-50) for a protocol or authentication type that is neither one of Apple's
     ///   four-character codes nor a name for one; the message lists what is accepted.
     func attributes() throws -> [AttributeName: AttributeValue] {
-        var attributes: [AttributeName: AttributeValue] = [:]
-        if let server { attributes[.server] = .string(server) }
-        if let protocolName {
-            guard let code = FourCharCodes.protocolCode(protocolName) else {
-                throw KeychainError(
-                    .param,
-                    "-r '\(protocolName)' is not a protocol. Accepted: \(FourCharCodes.acceptedProtocols)."
-                )
-            }
-            attributes[.protocol] = .string(code)
-        }
-        if let port { attributes[.port] = .number(Int64(port)) }
-        if let path { attributes[.path] = .string(path) }
-        if let authenticationType {
-            guard let code = FourCharCodes.authenticationTypeCode(authenticationType) else {
-                throw KeychainError(
-                    .param,
-                    "-t '\(authenticationType)' is not an authentication type. Accepted: "
-                        + "\(FourCharCodes.acceptedAuthenticationTypes)."
-                )
-            }
-            attributes[.authenticationType] = .string(code)
-        }
-        if let securityDomain { attributes[.securityDomain] = .string(securityDomain) }
-        return attributes
+        let values = [server, protocolName, port.map(String.init), path, authenticationType, securityDomain]
+        return try ItemOption.attributes(zip(ItemOption.internetAttributes, values).map { ($0, $1) })
     }
 
     func validate() throws {
-        if let port, !(0...65535).contains(port) { throw ValidationError("The port must be between 0 and 65535.") }
+        if let port, !ItemOption.ports.contains(port) {
+            throw ValidationError("The port must be between 0 and 65535.")
+        }
     }
 }
 
@@ -63,33 +48,35 @@ struct AddInternetPassword: ParsableCommand {
     )
 
     @OptionGroup var keychain: KeychainOptions
-    @OptionGroup var common: CommonPasswordOptions
-    @OptionGroup var internet: InternetAttributeOptions
+    @OptionGroup var match: InternetPasswordMatch
     @OptionGroup var source: PasswordSourceOptions
     @OptionGroup var accessibility: AccessibilityOption
-    @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
+    @Flag(name: ItemOption.update.name, help: "Update the item if it already exists.") var update = false
 
     func run() throws {
         try runReportingErrors {
-            var attributes = common.attributes.merging(try internet.attributes()) { _, new in new }
-            try keychain.refuseIfMissing(.createDefault)
-            let secret = try source.secret()
-            attributes[.account] = attributes[.account] ?? .string("")
-            if let accessible = try accessibility.value { attributes[.accessible] = .string(accessible.rawValue) }
-            let store = try keychain.service(ifMissing: .createDefault)
-            try store.addOrUpdate(.internetPassword, attributes: attributes, data: secret, update: update)
+            var arguments = ItemArguments(keychain: keychain.selection, attributes: try match.attributes())
+            source.fill(&arguments)
+            arguments.accessible = accessibility.accessible
+            arguments.update = update
+            try ItemCommandRun.add(.internetPassword, arguments)
         }
     }
 }
 
-/// Matching options of the internet-password find and delete commands.
+/// The internet-password attributes of the add, find and delete commands.
 struct InternetPasswordMatch: ParsableArguments {
     @OptionGroup var common: CommonPasswordOptions
     @OptionGroup var internet: InternetAttributeOptions
 
+    /// The attributes named on the command line; throws as `InternetAttributeOptions.attributes()` does.
+    func attributes() throws -> [AttributeName: AttributeValue] {
+        try common.attributes().merging(try internet.attributes()) { _, new in new }
+    }
+
     /// The query the options describe; throws as `InternetAttributeOptions.attributes()` does.
     func query() throws -> ItemQuery {
-        ItemQuery(.internetPassword, attributes: common.attributes.merging(try internet.attributes()) { _, new in new })
+        ItemQuery(.internetPassword, attributes: try attributes())
     }
 }
 
@@ -108,10 +95,9 @@ struct FindInternetPassword: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            let query = try match.query()
-            let store = try keychain.service()
-            let item = try store.findOneConfirmingPresence(query, withData: show.wantsSecret)
-            try show.print(item, keychain: keychain.path, json: output.json)
+            var arguments = ItemArguments(keychain: keychain.selection, json: output.json)
+            show.fill(&arguments)
+            try ItemCommandRun.find(try match.query(), arguments)
         }
     }
 }

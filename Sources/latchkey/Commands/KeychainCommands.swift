@@ -113,7 +113,7 @@ struct ShowKeychainInfo: ParsableCommand {
                 options: keychain.storeOptions
             )
             let service: any KeychainService = agent ?? store
-            guard case .lockState(let lockState) = try service.perform(.lockState) else {
+            guard case .lockState(let lockState) = try service.perform(.lockState).storage else {
                 throw KeychainError(.internalComponent, "The keychain did not answer with its lock state.")
             }
             var counts: [String: Int]?

@@ -2,32 +2,27 @@ import ArgumentParser
 import Foundation
 import Latchkey
 
-/// Attributes shared by generic and internet passwords (`security`'s letters).
+/// Attributes shared by generic and internet passwords (`security`'s letters; names from `ItemOption`).
 struct CommonPasswordOptions: ParsableArguments {
-    @Option(name: .customShort("a"), help: "Account name.") var account: String?
-    @Option(name: .customShort("l"), help: "Label.") var label: String?
-    @Option(name: .customShort("j"), help: "Comment.") var comment: String?
-    @Option(name: .customShort("D"), help: "Kind (the item's description).") var kind: String?
-    @Option(name: .customShort("c"), help: "Creator (a four-character code).") var creator: String?
-    @Option(name: .customShort("C"), help: "Type (a four-character code).") var type: String?
+    @Option(name: ItemOption.account.name, help: "Account name.") var account: String?
+    @Option(name: ItemOption.label.name, help: "Label.") var label: String?
+    @Option(name: ItemOption.comment.name, help: "Comment.") var comment: String?
+    @Option(name: ItemOption.kind.name, help: "Kind (the item's description).") var kind: String?
+    @Option(name: ItemOption.creator.name, help: "Creator (a four-character code).") var creator: String?
+    @Option(name: ItemOption.type.name, help: "Type (a four-character code).") var type: String?
 
-    /// The attributes named on the command line.
-    var attributes: [AttributeName: AttributeValue] {
-        var attributes: [AttributeName: AttributeValue] = [:]
-        if let account { attributes[.account] = .string(account) }
-        if let label { attributes[.label] = .string(label) }
-        if let comment { attributes[.comment] = .string(comment) }
-        if let kind { attributes[.itemDescription] = .string(kind) }
-        if let creator { attributes[.creator] = .string(creator) }
-        if let type { attributes[.type] = .string(type) }
-        return attributes
+    /// The attributes named on the command line, converted as `ItemOption.attributeValue(_:)` does.
+    func attributes() throws -> [AttributeName: AttributeValue] {
+        try ItemOption.attributes(
+            zip(ItemOption.commonAttributes, [account, label, comment, kind, creator, type]).map { ($0, $1) }
+        )
     }
 }
 
 /// How a new item's secret is given.
 struct PasswordSourceOptions: ParsableArguments {
     @Option(
-        name: .customShort("w"),
+        name: ItemOption.password.name,
         help: ArgumentHelp(
             "The password. Give -w last, without a value, to be prompted without echo; a value on the command line is visible to other users in the process list.",
             valueName: "password"
@@ -36,26 +31,22 @@ struct PasswordSourceOptions: ParsableArguments {
     var password: String?
 
     @Flag(
-        name: .customLong("password-stdin"),
+        name: ItemOption.passwordStdin.name,
         help: "Read the password from standard input (one trailing newline is dropped)."
     )
     var passwordStdin = false
 
     @Flag(
-        name: .customLong("prompt-password"),
+        name: ItemOption.promptPassword.name,
         help: ArgumentHelp("Prompt for the password (what a final -w means).", visibility: .hidden)
     )
     var promptPassword = false
 
-    /// The secret, prompting or reading standard input as asked; `nil` only when `required` is false and no
-    /// source was given.
-    func secret(required: Bool = true) throws -> SecretData? {
-        try SecretInput.itemPassword(
-            value: password,
-            fromStandardInput: passwordStdin,
-            prompt: promptPassword,
-            required: required
-        )
+    /// Sets where the new item's password comes from in `arguments`.
+    func fill(_ arguments: inout ItemArguments) {
+        arguments.password = password
+        arguments.passwordStdin = passwordStdin
+        arguments.promptPassword = promptPassword
     }
 
     func validate() throws {
@@ -68,7 +59,7 @@ struct PasswordSourceOptions: ParsableArguments {
 /// `--accessible`: when a new item can be read.
 struct AccessibilityOption: ParsableArguments {
     @Option(
-        name: .customLong("accessible"),
+        name: ItemOption.accessible.name,
         help:
             "When the item is readable: when-unlocked (default), after-first-unlock, always, or one of these with -this-device-only, or when-passcode-set-this-device-only (or Apple's pdmn code, e.g. ak)."
     )
@@ -84,18 +75,19 @@ struct AccessibilityOption: ParsableArguments {
         "when-passcode-set-this-device-only": .whenPasscodeSetThisDeviceOnly,
     ]
 
-    var value: Accessibility? {
-        get throws {
-            guard let accessible else { return nil }
-            if let named = Self.names[accessible.lowercased()] ?? Accessibility(rawValue: accessible) { return named }
-            throw ValidationError("Unknown accessibility '\(accessible)'.")
-        }
+    /// The accessibility `text` names (a name of `names`, in any case, or Apple's `pdmn` code); `nil` for `nil`.
+    ///
+    /// - Throws: `ValidationError` for anything else.
+    static func resolve(_ text: String?) throws -> Accessibility? {
+        guard let text else { return nil }
+        if let named = names[text.lowercased()] ?? Accessibility(rawValue: text) { return named }
+        throw ValidationError("Unknown accessibility '\(text)'.")
     }
 }
 
 /// `--json` for read commands.
 struct OutputOptions: ParsableArguments {
-    @Flag(name: .customLong("json"), help: "Print JSON instead of security's attribute dump.") var json = false
+    @Flag(name: ItemOption.json.name, help: "Print JSON instead of security's attribute dump.") var json = false
 }
 
 extension KeychainService {

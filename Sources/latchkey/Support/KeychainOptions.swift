@@ -5,7 +5,7 @@ import Latchkey
 /// Options every keychain command shares.
 struct KeychainOptions: ParsableArguments {
     @Option(
-        name: [.customLong("keychain"), .customShort("k")],
+        name: ItemOption.keychain.name,
         help: """
             The keychain file or name (default: $LATCHKEY_KEYCHAIN, else the default keychain). It must exist; only \
             the commands that add items create one, and only the default keychain.
@@ -14,14 +14,17 @@ struct KeychainOptions: ParsableArguments {
     var keychain: String?
 
     @Option(
-        name: .customLong("kdf-cost"),
+        name: ItemOption.kdfCost.name,
         help: ArgumentHelp("Passphrase KDF cost for new slots and archives: standard or testing.", visibility: .hidden)
     )
-    var kdfCost: String = "standard"
+    var kdfCost: String = ItemDefaults.kdfCost
+
+    /// The keychain and KDF cost these options select, as the fast path builds them too.
+    var selection: KeychainSelection { KeychainSelection(name: keychain, cost: cost) }
 
     /// The keychain: `-k`, else `$LATCHKEY_KEYCHAIN`, else the default set with `default-keychain -s`, else
     /// the login keychain; absolute and symlink-free (`KeychainName.canonical`).
-    var path: String { Self.path(keychain) }
+    var path: String { selection.path }
 
     /// The keychain `-k NAME` names (`nil`: the effective default), absolute and symlink-free. An empty name
     /// is refused by `validate()` (and sent to the full parser by the fast path) before it gets here.
@@ -32,18 +35,14 @@ struct KeychainOptions: ParsableArguments {
 
     /// Whether the keychain was named (`-k` or `$LATCHKEY_KEYCHAIN`) rather than taken as the default: a missing
     /// named keychain is errSecNoSuchKeychain (-25294), the missing default errSecNoDefaultKeychain (-25307).
-    var isNamed: Bool { KeychainName.isNamed(keychain) }
+    var isNamed: Bool { selection.isNamed }
 
-    var cost: KDFCost { kdfCost == "testing" ? .testing : .standard }
+    var cost: KDFCost { KeychainSelection.costs[kdfCost] ?? .standard }
 
-    var storeOptions: KeychainStore.Options {
-        var options = KeychainStore.Options()
-        options.kdfCost = cost
-        return options
-    }
+    var storeOptions: KeychainStore.Options { selection.storeOptions }
 
     func validate() throws {
-        guard ["standard", "testing"].contains(kdfCost) else {
+        guard KeychainSelection.costs[kdfCost] != nil else {
             throw ValidationError("--kdf-cost is standard or testing.")
         }
         if keychain?.isEmpty == true {
@@ -61,10 +60,7 @@ struct KeychainOptions: ParsableArguments {
         promptOnControllingTerminal: Bool = false,
         ifMissing missing: MissingKeychain = .refuse
     ) throws -> any KeychainService {
-        try KeychainOpener.service(
-            path: path,
-            named: isNamed,
-            options: storeOptions,
+        try selection.service(
             unlock: unlock,
             promptOnControllingTerminal: promptOnControllingTerminal,
             ifMissing: missing
@@ -74,7 +70,7 @@ struct KeychainOptions: ParsableArguments {
     /// Refuses at once a keychain that does not exist and that `missing` does not create, before a command asks
     /// for anything else (an item's password at a prompt).
     func refuseIfMissing(_ missing: MissingKeychain) throws {
-        try KeychainOpener.refuseIfMissing(path, missing, named: isNamed)
+        try selection.refuseIfMissing(missing)
     }
 
     /// Opens the keychain, unlocking it from the environment or a prompt when it is locked; a missing keychain
@@ -116,22 +112,15 @@ enum MissingKeychain {
     case createDefault
 }
 
-/// Opens a keychain the way every command does; shared by `KeychainOptions` and the fast path.
+/// Opens a keychain the way every command does; shared by `KeychainOptions` and the fast path (through
+/// `KeychainSelection`).
 enum KeychainOpener {
     /// The agent's client when an agent answers and serves `path`; `nil` to open the file in process.
     ///
     /// - Throws: `notAvailable` when `LATCHKEY_AGENT=required` and no agent serves `path`; the agent's
     ///   refusal (`missingEntitlement` for a group of `LATCHKEY_ACCESS_GROUPS` it does not grant).
     static func agent(serving path: String) throws -> AgentClient? {
-        guard let agent = try AgentClient.discover() else { return nil }
-        if agent.serves(path) { return agent }
-        if AgentMode.current() == .required {
-            throw KeychainError(
-                .notAvailable,
-                "LATCHKEY_AGENT=required but the agent serves \(agent.welcome.keychain), not \(path)."
-            )
-        }
-        return nil
+        try KeychainContext.agent(serving: path)
     }
 
     /// Throws `KeychainName.missing(path, named:)` when `path` does not exist and `missing` does not create it

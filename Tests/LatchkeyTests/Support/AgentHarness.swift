@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A real `latchkey agent` process in a temporary runtime directory, serving a temporary keychain (test
@@ -16,7 +17,7 @@ import Glibc
 /// let stopped = agent.stop()     // SIGTERM; the agent removes its socket
 /// ```
 final class AgentHarness: @unchecked Sendable {
-    // SAFETY: every stored property is a `let`; `RunningProcess` and `TemporaryKeychain` are themselves safe
+    // SAFETY: every stored property is a `let`; `ChildProcess` and `TemporaryKeychain` are themselves safe
     // to share (their mutable state is behind a lock, or there is none).
 
     /// The passphrase the keychain is created with.
@@ -30,7 +31,7 @@ final class AgentHarness: @unchecked Sendable {
     /// The environment of clients: no passphrase, key file or `LATCHKEY_ACCESS_GROUPS`.
     let environment: [String: String]
     /// The running agent (under socket activation: the Python parent of `systemd-socket-activate`).
-    let agent: RunningProcess
+    let agent: ChildProcess
     /// Whether the agent is started by socket activation.
     let socketActivated: Bool
     /// Under socket activation, the process that becomes the agent on the first connection.
@@ -215,7 +216,7 @@ final class AgentHarness: @unchecked Sendable {
     /// Stops the agent with SIGTERM and waits for it to exit (under socket activation, for its Python parent,
     /// which exits with the agent's status).
     @discardableResult
-    func stop() -> RunningProcess.Finished {
+    func stop() -> ChildProcess.Finished {
         if let activatedProcess { kill(activatedProcess, SIGTERM) } else { agent.kill(SIGTERM) }
         return agent.waitForExit(timeout: 60)
     }

@@ -48,10 +48,10 @@ enum BuiltExecutable {
         environment: [String: String],
         input: String? = nil,
         executable: String? = nil
-    ) throws -> RunningProcess {
-        try RunningProcess(
-            executable: executable ?? latchkey,
-            arguments: arguments,
+    ) throws -> ChildProcess {
+        try ChildProcess(
+            executable ?? latchkey,
+            arguments,
             environment: environment,
             input: input.map { Data($0.utf8) }
         )
@@ -59,26 +59,7 @@ enum BuiltExecutable {
 
     /// Runs `latchkey` with `arguments`, feeding `input` on standard input, and waits for it.
     static func run(_ arguments: [String], environment: [String: String], input: String? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: latchkey)
-        process.arguments = arguments
-        process.environment = environment
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try ProcessLaunch.run(process)
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus,
-            stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self)
-        )
+        let finished = try spawn(arguments, environment: environment, input: input).waitForExit(timeout: nil)
+        return Output(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
     }
 }

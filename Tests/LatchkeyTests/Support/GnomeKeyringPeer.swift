@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Keyring files written by the real gnome-keyring (Debian's `gnome-keyring-daemon`, a peer) in a temporary
@@ -19,7 +20,7 @@ import Glibc
 /// peer.stop()
 /// ```
 final class GnomeKeyringPeer: @unchecked Sendable {
-    // SAFETY: every stored property is a `let`; `RunningProcess` is safe to share.
+    // SAFETY: every stored property is a `let`; `ChildProcess` is safe to share.
 
     /// The temporary directory (removed when released).
     let directory: String
@@ -29,8 +30,8 @@ final class GnomeKeyringPeer: @unchecked Sendable {
     var keyrings: String { dataHome + "/keyrings" }
     /// The environment of the daemon and its clients (the private bus's address).
     let environment: [String: String]
-    let bus: RunningProcess
-    let daemon: RunningProcess
+    let bus: ChildProcess
+    let daemon: ChildProcess
     let secretToolPath: String
     /// Debian's python3 with `dbus` (dbus-python).
     let python: String

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// The suites that change the machine or install Latchkey (scripts/install.sh into a temporary prefix, the

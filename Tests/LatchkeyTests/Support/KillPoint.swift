@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// When a crash test kills its child: always at an event of the child, never after a delay.
@@ -20,7 +21,7 @@ enum KillPoint {
     ///   - what: What the child's lines acknowledge, for messages ("adds", "updates").
     /// - Returns: The trigger as text, the lines read before the kill, and every line the child wrote.
     func kill(
-        _ child: RunningProcess,
+        _ child: ChildProcess,
         events: DirectoryEvents,
         round: Int,
         acknowledging what: String

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A real PAM login for the test user `latchkey-pam-test`: `pam_latchkey.so` compiled from contrib/pam into a
@@ -187,7 +188,7 @@ final class PamHarness: @unchecked Sendable {
 
     /// Starts `program` as the test user without waiting for it.
     func spawnAsUser(_ arguments: [String], program: String, environment extra: [String: String] = [:]) throws
-        -> RunningProcess
+        -> ChildProcess
     {
         try BuiltExecutable.spawn(
             ["--reuid=\(uid)", "--regid=\(gid)", "--init-groups", program] + arguments,

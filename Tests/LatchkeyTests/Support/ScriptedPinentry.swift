@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A pinentry stand-in for tests: a small Python program, written into a test directory, that speaks the

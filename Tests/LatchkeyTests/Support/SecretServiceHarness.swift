@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A private D-Bus session bus (`dbus-daemon --session --print-address=1 --nofork`, a peer) with a real
@@ -15,7 +16,7 @@ import Glibc
 /// _ = try harness.secretTool(["store", "--label", "L", "service", "S"], input: "pw")
 /// ```
 final class SecretServiceHarness: @unchecked Sendable {
-    // SAFETY: every stored property is a `let`; `RunningProcess` and `TemporaryKeychain` are safe to share.
+    // SAFETY: every stored property is a `let`; `ChildProcess` and `TemporaryKeychain` are safe to share.
 
     /// The passphrase the keychain is created with.
     static let passphrase = "secret service test passphrase"
@@ -24,9 +25,9 @@ final class SecretServiceHarness: @unchecked Sendable {
     /// The clients' environment: the private bus's address, the agent's runtime directory, no credential.
     let environment: [String: String]
     /// The private bus.
-    let bus: RunningProcess
+    let bus: ChildProcess
     /// The agent.
-    let agent: RunningProcess
+    let agent: ChildProcess
     /// The agent's arguments after `agent --foreground --secret-service`.
     let agentArguments: [String]
     /// `secret-tool` (Debian's libsecret-tools).
@@ -88,7 +89,7 @@ final class SecretServiceHarness: @unchecked Sendable {
 
     /// Starts another agent with `--secret-service` on the harness's bus and keychain (after the first one
     /// died), waiting for its two ready lines. The caller stops it.
-    func startAnotherAgent(sourceLocation: SourceLocation = #_sourceLocation) throws -> RunningProcess {
+    func startAnotherAgent(sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess {
         try Self.spawnAgent(agentArguments, environment: environment, sourceLocation: sourceLocation)
     }
 
@@ -96,7 +97,7 @@ final class SecretServiceHarness: @unchecked Sendable {
         _ arguments: [String],
         environment: [String: String],
         sourceLocation: SourceLocation
-    ) throws -> RunningProcess {
+    ) throws -> ChildProcess {
         let agent = try BuiltExecutable.spawn(
             ["agent", "--foreground", "--secret-service"] + arguments,
             environment: environment

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// A private D-Bus session bus (`dbus-daemon`, a peer) with nobody on `org.freedesktop.secrets` yet, a
@@ -25,10 +26,10 @@ final class TakeoverSession: @unchecked Sendable {
     /// Clients' environment: the private bus, the first agent's runtime directory, the temporary home.
     let environment: [String: String]
     /// The private bus.
-    let bus: RunningProcess
+    let bus: ChildProcess
     /// `gdbus` (Debian's libglib2.0-bin), which waits for names and calls methods.
     let gdbusPath: String
-    private let children = Mutex<[RunningProcess]>([])
+    private let children = Mutex<[ChildProcess]>([])
     private let extraKeychains = Mutex<[TemporaryKeychain]>([])
 
     /// Creates the keychain and starts the bus.
@@ -62,7 +63,7 @@ final class TakeoverSession: @unchecked Sendable {
 
     /// Keeps `child` to kill when the session ends.
     @discardableResult
-    func adopt(_ child: RunningProcess) -> RunningProcess {
+    func adopt(_ child: ChildProcess) -> ChildProcess {
         children.withLock { $0.append(child) }
         return child
     }
@@ -73,7 +74,7 @@ final class TakeoverSession: @unchecked Sendable {
     func startGnomeKeyring(
         unlocked: Bool,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> RunningProcess {
+    ) throws -> ChildProcess {
         let daemon = try Peer.require("gnome-keyring-daemon", package: "gnome-keyring", sourceLocation: sourceLocation)
         let keyring = adopt(
             try BuiltExecutable.spawn(
@@ -120,7 +121,7 @@ final class TakeoverSession: @unchecked Sendable {
     ///
     /// - Parameter environment: The agent's environment (another keychain and runtime directory), else the
     ///   session's.
-    func agent(_ arguments: [String], environment: [String: String]? = nil) throws -> RunningProcess {
+    func agent(_ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcess {
         adopt(
             try BuiltExecutable.spawn(
                 ["agent", "--foreground", "--pinentry", "none"] + arguments,
@@ -145,7 +146,7 @@ final class TakeoverSession: @unchecked Sendable {
     }
 
     /// Waits for an agent's "ready" and "secret-service ready" lines.
-    func waitUntilServing(_ agent: RunningProcess, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func waitUntilServing(_ agent: ChildProcess, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let lines = agent.waitForLines(2, timeout: 60) ? agent.stdoutLines : []
         guard lines.count >= 2, lines[1] == "secret-service ready org.freedesktop.secrets" else {
             let finished = agent.waitForExit(timeout: 10)

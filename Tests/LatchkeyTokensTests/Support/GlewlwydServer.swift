@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import LatchkeyTesting
 #endif
 
 /// Glewlwyd 2.7 (Debian's `glewlwyd` package) on a free loopback port: a real OAuth 2.0 server whose
@@ -60,10 +61,10 @@ final class GlewlwydServer: Sendable {
     /// A configuration for `client` (default: the test client), reading time from `clock` when given.
     func configuration(
         client: OAuthClient = GlewlwydServer.client,
-        clock: TestClock? = nil
+        clock: ManualClock? = nil
     ) -> TokenManager.Configuration {
         var configuration = TokenManager.Configuration(endpoints: endpoints, client: client)
-        if let clock { configuration.now = { clock.now() } }
+        if let clock { configuration.clock = clock }
         configuration.sleep = { _ in }
         return configuration
     }
@@ -119,7 +120,8 @@ final class GlewlwydServer: Sendable {
             try Data(setupSQL.utf8).write(to: setup)
             let creation = try ChildProcess(
                 sqlite3,
-                ["-bail", database, ".read \(schemaScript)", ".read \(setup.path)"]
+                ["-bail", database, ".read \(schemaScript)", ".read \(setup.path)"],
+                keepingInputOpen: true
             )
             guard await creation.exitStatus(timeout: 60) == 0 else {
                 throw TestServerError(message: "sqlite3 could not make Glewlwyd's database: \(creation.errorText)")
@@ -129,7 +131,11 @@ final class GlewlwydServer: Sendable {
                 let port = try freeLoopbackPort()
                 let configuration = directory.appendingPathComponent("glewlwyd.conf")
                 try Data(configurationText(port: port, database: database).utf8).write(to: configuration)
-                let process = try ChildProcess(executable, ["--config-file=\(configuration.path)"])
+                let process = try ChildProcess(
+                    executable,
+                    ["--config-file=\(configuration.path)"],
+                    keepingInputOpen: true
+                )
                 if await acceptsConnections(process, port: port) {
                     let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
                     return GlewlwydServer(base: base, process: process, directory: directory)

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTesting
 import LatchkeyTokens
 import Testing
 
@@ -24,12 +25,13 @@ final class OAuthTestServer: Sendable {
             throw TestServerError(message: OAuthTestEnvironment.missingServerMessage)
         }
         // Access tokens live 10 minutes on the server's wall clock: clients decide expiry on their injected
-        // TestClock, and a loaded machine (the whole suite on 2 cores) can take far longer than the script's
+        // ManualClock, and a loaded machine (the whole suite on 2 cores) can take far longer than the script's
         // default 5 s between issuing a token and using it. Tests that need an expired token ask for it
         // (`expire(accessToken:)`).
         let process = try ChildProcess(
             python,
-            [OAuthTestEnvironment.script("dot_server.py"), "--port", "0", "--access-token-seconds", "600"]
+            [OAuthTestEnvironment.script("dot_server.py"), "--port", "0", "--access-token-seconds", "600"],
+            keepingInputOpen: true
         )
         guard let ready = await process.line(startingWith: "LATCHKEY-OAUTH-READY", timeout: 120),
             let port = ready.split(separator: " ").first(where: { $0.hasPrefix("port=") })?.dropFirst(5)
@@ -71,7 +73,7 @@ final class OAuthTestServer: Sendable {
     func configuration(
         _ client: Fixture.Client,
         leeway: Duration = .seconds(60),
-        clock: TestClock? = nil
+        clock: ManualClock? = nil
     ) -> TokenManager.Configuration {
         var configuration = TokenManager.Configuration(
             endpoints: endpoints,
@@ -80,7 +82,7 @@ final class OAuthTestServer: Sendable {
         configuration.refreshLeeway = leeway
         configuration.refreshWindow = RefreshWindow(maximumRefreshes: 20, interval: .seconds(30))
         configuration.sleep = { _ in }
-        if let clock { configuration.now = { clock.now() } }
+        if let clock { configuration.clock = clock }
         return configuration
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTesting
 import LatchkeyTokens
 import Testing
 
@@ -24,7 +25,7 @@ final class StubServer: Sendable {
         guard let python = OAuthTestEnvironment.anyPython else {
             throw TestServerError(message: "No python3 found on PATH for the stub OAuth server.")
         }
-        let process = try ChildProcess(python, [OAuthTestEnvironment.script("stub_server.py")])
+        let process = try ChildProcess(python, [OAuthTestEnvironment.script("stub_server.py")], keepingInputOpen: true)
         guard let ready = await process.line(startingWith: "LATCHKEY-STUB-READY", timeout: 60),
             let port = ready.split(separator: " ").first(where: { $0.hasPrefix("port=") })?.dropFirst(5),
             let base = URL(string: "http://127.0.0.1:\(port)")

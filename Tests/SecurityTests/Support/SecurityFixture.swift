@@ -3,6 +3,7 @@ import Foundation
 import Latchkey
 import LatchkeyLocalAuthentication
 import LatchkeySecurity
+import LatchkeyTesting
 
 /// Runs `body` with every `SecItem*` call of this task going to a fresh temporary keychain.
 @discardableResult

@@ -1,18 +1,21 @@
 import Foundation
 import Testing
 
-/// External programs the tests drive ("peers": `openssl`, the `sqlite3` shell, Python with `cryptography`).
+/// External programs the tests drive ("peers": `git`, `setpriv`, `openssl`, the `sqlite3` shell, Python).
 ///
 /// A test never skips or returns early when its peer is missing: it fails, naming the Debian package
 /// that provides the peer. `.ci/run` installs every peer.
 ///
 /// ```swift
-/// let sqlite3 = try Peer.require("sqlite3", package: "sqlite3")
+/// let git = try Peer.require("git", package: "git")
 /// ```
-enum Peer {
+public enum Peer {
     /// Where `tool` is: itself when it is a path, else the first executable of that name on `PATH`
     /// (then `/usr/bin`, `/bin`, `/usr/sbin`, `/sbin`); `nil` when none is executable.
-    static func path(of tool: String) -> String? {
+    ///
+    /// - Parameter tool: A program name or a path.
+    /// - Returns: The program's path, or `nil` when it is missing.
+    public static func path(of tool: String) -> String? {
         if tool.contains("/") { return FileManager.default.isExecutableFile(atPath: tool) ? tool : nil }
         let searched = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         for directory in searched + ["/usr/bin", "/bin", "/usr/sbin", "/sbin"] where !directory.isEmpty {
@@ -28,8 +31,10 @@ enum Peer {
     /// - Parameters:
     ///   - tool: A program name (searched as `path(of:)` does) or an absolute path.
     ///   - package: The Debian package that provides it.
+    ///   - sourceLocation: Where the failure is reported (default: the caller).
+    /// - Returns: The program's path.
     /// - Throws: The failed requirement when the peer is missing.
-    static func require(
+    public static func require(
         _ tool: String,
         package: String,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -45,7 +50,9 @@ enum Peer {
     }
 
     /// The Debian package that provides `tool` (its name for tools not listed).
-    static func debianPackage(of tool: String) -> String {
+    ///
+    /// - Parameter tool: A program name or a path.
+    public static func debianPackage(of tool: String) -> String {
         switch URL(fileURLWithPath: tool).lastPathComponent {
         case "sh": "dash"
         case "python", "python3": "python3 python3-venv (then run .ci/run, which makes .venv-oauth)"
