@@ -109,6 +109,7 @@ struct ItemRequest {
             return request
         }
         if entries.count > queryKeyLimit { request.fail(.param, "Past query key limit (\(queryKeyLimit) keys).") }
+        request.attributes.reserveCapacity(entries.count)
         request.resolveClass(entries)
         request.inferClassFromValueRef(entries)
         for entry in entries where entry.key != "class" && entry.key != "v_PersistentRef" {

@@ -52,16 +52,11 @@ public enum LatchkeySecurity {
     /// The message of the last failed `SecItem*` call on this thread (what failed and what to do);
     /// `nil` after a successful call. Apple only logs these; messages never contain secrets or values.
     public static var lastErrorMessage: String? {
-        Thread.current.threadDictionary[lastErrorKey] as? String
+        LastErrorSlot.message
     }
 
-    private static let lastErrorKey = "latchkey.security.lastError"
-
     static func recordLastError(_ message: String?) {
-        let threadDictionary = Thread.current.threadDictionary
-        // A successful call after a successful call has nothing to clear; reading is cheaper than removing.
-        if message == nil, threadDictionary[lastErrorKey] == nil { return }
-        threadDictionary[lastErrorKey] = message
+        LastErrorSlot.record(message)
     }
 }
 #endif

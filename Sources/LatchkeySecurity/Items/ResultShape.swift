@@ -61,12 +61,9 @@ enum ResultShape {
         return entries.dictionary()
     }
 
-    /// The secret as the `NSData` a result holds, copied once from its buffer.
+    /// The secret as the `NSData` a result holds.
     private static func secretObject(_ secret: SecretData) -> NSData {
-        secret.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress else { return NSData() }
-            return NSData(bytes: base, length: bytes.count)
-        }
+        NSData(data: secret.data)
     }
 
     /// Adds the attributes with Apple's short keys; `accc` is synthesized for items added without one.

@@ -239,7 +239,8 @@ enum SecItemCalls {
         _ service: any KeychainService,
         _ body: (AuthenticationPolicy) throws -> T
     ) throws -> T {
-        if service is AgentClient {
+        // `AgentClient` is final: comparing the dynamic type is the `is` test without the existential cast.
+        if ObjectIdentifier(type(of: service)) == ObjectIdentifier(AgentClient.self) {
             let context = request.authenticationContext
             let reuse = context?.touchIDAuthenticationAllowableReuseDuration ?? 0
             var policy = request.authenticationPolicy
