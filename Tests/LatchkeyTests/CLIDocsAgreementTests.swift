@@ -54,13 +54,14 @@ struct CLIDocsAgreementTests {
     @Test func coreOperationsListsEveryOperationAndOutcome() throws {
         let doc = try Self.read("docs/core-operations.md")
         for (source, prefix) in [
-            ("Sources/Latchkey/Operations/KeychainOperation.swift", "    case "),
-            ("Sources/Latchkey/Operations/KeychainOutcome.swift", "    case "),
+            ("Sources/Latchkey/Operations/KeychainOperation.swift", "        case "),
+            ("Sources/Latchkey/Operations/KeychainOutcome.swift", "        case "),
         ] {
-            // The cases of the file's first enum: its lines up to the first closing brace at column 0.
-            let lines = try Self.read(source).split(separator: "\n").prefix { $0 != "}" }
+            // The cases of the type's `Storage` enum, nested in the file's first type: its lines up to the first
+            // closing brace at column 4.
+            let lines = try Self.read(source).split(separator: "\n").prefix { $0 != "    }" }
             let names = lines.compactMap { line -> String? in
-                guard line.hasPrefix(prefix) || line.hasPrefix("    indirect case ") else { return nil }
+                guard line.hasPrefix(prefix) || line.hasPrefix("        indirect case ") else { return nil }
                 let rest = line.drop { $0 == " " }.replacingOccurrences(of: "indirect ", with: "").dropFirst(5)
                 return String(rest.prefix { $0.isLetter })
             }
