@@ -25,6 +25,12 @@ extension AgentServer {
         store.lockStateUpdates()
     }
 
+    /// Calls `onChange` on the changing thread after every lock-state change, while the returned observation
+    /// is kept (the Secret Service's `Locked` announcements).
+    package func observeLockState(_ onChange: @escaping @Sendable () -> Void) -> any Sendable {
+        store.observeLockState { _ in onChange() }
+    }
+
     /// Restarts the idle time for a request that did not come through the socket.
     package func noteInProcessRequest() {
         noteRequest()

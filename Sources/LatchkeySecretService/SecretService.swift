@@ -45,6 +45,8 @@ public final class SecretService: @unchecked Sendable {
     var sessionOrder: [String] = []
     /// The `Locked` value clients last heard.
     var announcedLocked = true
+    /// Keeps the backend's lock-state callback registered (`SecretServiceBackend.observeLockState`).
+    var lockObservation: (any Sendable)?
     private var nextSession = 1
 
     private init(backend: SecretServiceBackend, bus: Bus, logger: Logger) {
@@ -97,7 +99,10 @@ public final class SecretService: @unchecked Sendable {
         }
         service.announcedLocked = service.isLocked
         bus.onWake { [weak service] in service?.announceLockState() }
-        if let updates = backend.lockStateUpdates {
+        if let observe = backend.observeLockState {
+            // On the thread that locked or unlocked: the announcement then never waits for the cooperative pool.
+            service.lockObservation = observe { [weak bus] in bus?.wake() }
+        } else if let updates = backend.lockStateUpdates {
             let stream = updates()
             Task { for await _ in stream { bus.wake() } }
         }

@@ -22,6 +22,10 @@ public struct SecretServiceBackend: Sendable {
     public var didWrite: @Sendable () -> Void
     /// The lock state now and after every change, so that clients hear `Locked` change; `nil` for none.
     public var lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)?
+    /// Registers a callback run on the changing thread at each lock-state change, returning what keeps it
+    /// registered; preferred over `lockStateUpdates` (no hop through the cooperative pool, which blocking work
+    /// can hold up), `nil` for none.
+    public var observeLockState: (@Sendable (_ onChange: @escaping @Sendable () -> Void) -> any Sendable)?
     /// How callers are identified and asked (confinement), or `nil` to treat every caller alike and record
     /// no owner (shared, with no prompts).
     public var applications: SecretServiceApplications?
@@ -35,6 +39,7 @@ public struct SecretServiceBackend: Sendable {
     ///   - willHandleRequest: Called before each request.
     ///   - didWrite: Called after each committed write.
     ///   - lockStateUpdates: The lock state's changes, or `nil`.
+    ///   - observeLockState: Registers a synchronous lock-state callback, or `nil`.
     ///   - applications: Caller identification, confinement and prompts, or `nil`.
     public init(
         keychain: any KeychainService,
@@ -43,6 +48,7 @@ public struct SecretServiceBackend: Sendable {
         willHandleRequest: @escaping @Sendable () -> Void = {},
         didWrite: @escaping @Sendable () -> Void = {},
         lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)? = nil,
+        observeLockState: (@Sendable (_ onChange: @escaping @Sendable () -> Void) -> any Sendable)? = nil,
         applications: SecretServiceApplications? = nil
     ) {
         self.keychain = keychain
@@ -51,6 +57,7 @@ public struct SecretServiceBackend: Sendable {
         self.willHandleRequest = willHandleRequest
         self.didWrite = didWrite
         self.lockStateUpdates = lockStateUpdates
+        self.observeLockState = observeLockState
         self.applications = applications
     }
 }

@@ -36,6 +36,7 @@ enum AgentSecretService {
                 lock: { server.lockForEveryone() },
                 willHandleRequest: { server.noteInProcessRequest() },
                 lockStateUpdates: { server.lockStateUpdates() },
+                observeLockState: { server.observeLockState($0) },
                 applications: try applications(of: server, mode: access)
             )
             let service = try SecretService.start(
