@@ -20,11 +20,6 @@ extension AgentServer {
         ledgerMemory.record(store)
     }
 
-    /// The lock state now and after every change (any client's unlock or lock, the idle lock).
-    package func lockStateUpdates() -> AsyncStream<LockState> {
-        store.lockStateUpdates()
-    }
-
     /// Calls `onChange` on the changing thread after every lock-state change, while the returned observation
     /// is kept (the Secret Service's `Locked` announcements).
     package func observeLockState(_ onChange: @escaping @Sendable () -> Void) -> any Sendable {

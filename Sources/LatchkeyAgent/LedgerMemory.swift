@@ -77,16 +77,7 @@ final class LedgerMemory: Sendable {
         // another thread wrote and recorded meanwhile (the access log's keys, right after an unlock) would look
         // like a rollback.
         try inner.withLock { (inner: inout Inner) throws(KeychainError) in
-            let current: KeychainLedgerState?
-            do throws(KeychainError) {
-                current = try store.ledgerState()
-            } catch {
-                if error.code != .interactionNotAllowed {
-                    logger.warning("the row ledger cannot be read", metadata: ["code": "\(error.code.rawValue)"])
-                }
-                return
-            }
-            guard let current else { return }
+            guard let current = readState(store) else { return }
             if let refusal = inner.refusal { throw refusal }
             let remembered = load(&inner, fileID: current.fileID)
             if let remembered, isRollback(current, from: remembered) {
@@ -105,6 +96,19 @@ final class LedgerMemory: Sendable {
         }
     }
 
+    /// The file's ledger state; `nil` (nothing to compare) when it cannot be read: locked for the index key
+    /// (said by nothing), a format 1 file, or a damaged stored ledger (logged). Called under `inner`'s lock.
+    private func readState(_ store: KeychainStore) -> KeychainLedgerState? {
+        do throws(KeychainError) {
+            return try store.ledgerState()
+        } catch {
+            if error.code != .interactionNotAllowed {
+                logger.warning("the row ledger cannot be read", metadata: ["code": "\(error.code.rawValue)"])
+            }
+            return nil
+        }
+    }
+
     /// Remembers the file's state after a committed write, a lock or at stop (never while a rollback is
     /// refused, and never a generation lower than the remembered one).
     ///
@@ -112,16 +116,7 @@ final class LedgerMemory: Sendable {
     func record(_ store: KeychainStore, durable: Bool = false) {
         inner.withLock { inner in
             guard inner.refusal == nil else { return }
-            let current: KeychainLedgerState?
-            do throws(KeychainError) {
-                current = try store.ledgerState()
-            } catch {
-                if error.code != .interactionNotAllowed {
-                    logger.warning("the row ledger cannot be read", metadata: ["code": "\(error.code.rawValue)"])
-                }
-                return
-            }
-            guard let current else { return }
+            guard let current = readState(store) else { return }
             let remembered = load(&inner, fileID: current.fileID)
             if let remembered, isRollback(current, from: remembered) {
                 inner.refusal = rollbackError(current, remembered)

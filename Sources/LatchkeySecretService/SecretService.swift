@@ -102,9 +102,6 @@ public final class SecretService: @unchecked Sendable {
         if let observe = backend.observeLockState {
             // On the thread that locked or unlocked: the announcement then never waits for the cooperative pool.
             service.lockObservation = observe { [weak bus] in bus?.wake() }
-        } else if let updates = backend.lockStateUpdates {
-            let stream = updates()
-            Task { for await _ in stream { bus.wake() } }
         }
         try bus.onNameLost(busName) { [weak bus] in
             let owner = bus.flatMap { SecretServiceOwner.lookup(on: $0, collections: false) }

@@ -20,11 +20,9 @@ public struct SecretServiceBackend: Sendable {
     public var willHandleRequest: @Sendable () -> Void
     /// Called after each committed write (the agent remembers its ledger state).
     public var didWrite: @Sendable () -> Void
-    /// The lock state now and after every change, so that clients hear `Locked` change; `nil` for none.
-    public var lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)?
-    /// Registers a callback run on the changing thread at each lock-state change, returning what keeps it
-    /// registered; preferred over `lockStateUpdates` (no hop through the cooperative pool, which blocking work
-    /// can hold up), `nil` for none.
+    /// Registers a callback run on the changing thread at each lock-state change, so that clients hear
+    /// `Locked` change, returning what keeps it registered; `nil` for none. Synchronous on purpose: a hop
+    /// through the cooperative pool, which blocking work can hold up, announced changes late.
     public var observeLockState: (@Sendable (_ onChange: @escaping @Sendable () -> Void) -> any Sendable)?
     /// How callers are identified and asked (confinement), or `nil` to treat every caller alike and record
     /// no owner (shared, with no prompts).
@@ -38,7 +36,6 @@ public struct SecretServiceBackend: Sendable {
     ///   - lock: Locks the agent's keychain.
     ///   - willHandleRequest: Called before each request.
     ///   - didWrite: Called after each committed write.
-    ///   - lockStateUpdates: The lock state's changes, or `nil`.
     ///   - observeLockState: Registers a synchronous lock-state callback, or `nil`.
     ///   - applications: Caller identification, confinement and prompts, or `nil`.
     public init(
@@ -47,7 +44,6 @@ public struct SecretServiceBackend: Sendable {
         lock: @escaping @Sendable () -> Void,
         willHandleRequest: @escaping @Sendable () -> Void = {},
         didWrite: @escaping @Sendable () -> Void = {},
-        lockStateUpdates: (@Sendable () -> AsyncStream<LockState>)? = nil,
         observeLockState: (@Sendable (_ onChange: @escaping @Sendable () -> Void) -> any Sendable)? = nil,
         applications: SecretServiceApplications? = nil
     ) {
@@ -56,7 +52,6 @@ public struct SecretServiceBackend: Sendable {
         self.lock = lock
         self.willHandleRequest = willHandleRequest
         self.didWrite = didWrite
-        self.lockStateUpdates = lockStateUpdates
         self.observeLockState = observeLockState
         self.applications = applications
     }

@@ -35,7 +35,6 @@ enum AgentSecretService {
                 lockState: { server.lockState },
                 lock: { server.lockForEveryone() },
                 willHandleRequest: { server.noteInProcessRequest() },
-                lockStateUpdates: { server.lockStateUpdates() },
                 observeLockState: { server.observeLockState($0) },
                 applications: try applications(of: server, mode: access)
             )

@@ -105,7 +105,7 @@ struct ShowKeychainInfo: ParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw KeychainName.missing(path, named: keychain.isNamed)
             }
-            let agent = try KeychainOpener.agent(serving: path)
+            let agent = try KeychainContext.agent(serving: path)
             let store = try KeychainStore.open(
                 path: path,
                 credentials: agent == nil ? try given.credentials() + UnlockCredential.fromEnvironment() : [],
@@ -217,7 +217,7 @@ struct SetKeychainPassword: ParsableCommand {
             } else if newPassphraseStdin {
                 newFromStdin = Terminal.readStandardInput()
             }
-            if let agent = try KeychainOpener.agent(serving: keychain.path) {
+            if let agent = try KeychainContext.agent(serving: keychain.path) {
                 try changeThroughAgent(agent, old: old, newFromStdin: newFromStdin)
                 return
             }

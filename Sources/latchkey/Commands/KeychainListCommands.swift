@@ -159,7 +159,7 @@ struct LockKeychain: ParsableCommand {
                 return
             }
             let path = try name.map { try KeychainName.resolve($0) } ?? keychain.path
-            if let agent = try KeychainOpener.agent(serving: path) {
+            if let agent = try KeychainContext.agent(serving: path) {
                 _ = try agent.perform(.lock)
                 return
             }
@@ -197,7 +197,7 @@ struct UnlockKeychain: ParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw KeychainName.missing(path, named: name != nil || keychain.isNamed)
             }
-            let agent = try KeychainOpener.agent(serving: path)
+            let agent = try KeychainContext.agent(serving: path)
             let store: KeychainStore? =
                 agent != nil
                 ? nil

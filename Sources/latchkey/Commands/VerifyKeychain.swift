@@ -30,7 +30,7 @@ struct VerifyKeychain: ParsableCommand {
             // One call checks everything: its progress is not known, so the bar shows a moving block and the time.
             var progress: ProgressBar?
             defer { progress?.finish() }
-            if let agent = try KeychainOpener.agent(serving: keychain.path) {
+            if let agent = try KeychainContext.agent(serving: keychain.path) {
                 progress = ProgressBar.start("verify-keychain", enabled: !output.json)
                 progress?.update("checking every item", fraction: nil)
                 report = try agent.verifyIntegrity(acceptingCurrentState: acceptCurrentState)

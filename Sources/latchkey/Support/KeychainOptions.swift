@@ -115,14 +115,6 @@ enum MissingKeychain {
 /// Opens a keychain the way every command does; shared by `KeychainOptions` and the fast path (through
 /// `KeychainSelection`).
 enum KeychainOpener {
-    /// The agent's client when an agent answers and serves `path`; `nil` to open the file in process.
-    ///
-    /// - Throws: `notAvailable` when `LATCHKEY_AGENT=required` and no agent serves `path`; the agent's
-    ///   refusal (`missingEntitlement` for a group of `LATCHKEY_ACCESS_GROUPS` it does not grant).
-    static func agent(serving path: String) throws -> AgentClient? {
-        try KeychainContext.agent(serving: path)
-    }
-
     /// Throws `KeychainName.missing(path, named:)` when `path` does not exist and `missing` does not create it
     /// there; `named` says whether the user named it (`KeychainName.isNamed(_:)`).
     static func refuseIfMissing(_ path: String, _ missing: MissingKeychain, named: Bool) throws {
@@ -141,7 +133,7 @@ enum KeychainOpener {
         promptOnControllingTerminal: Bool = false,
         ifMissing missing: MissingKeychain = .refuse
     ) throws -> any KeychainService {
-        if let agent = try agent(serving: path) { return agent }
+        if let agent = try KeychainContext.agent(serving: path) { return agent }
         return try open(
             path: path,
             named: named,
