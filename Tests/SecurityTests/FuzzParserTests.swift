@@ -129,21 +129,32 @@ struct FuzzParserTests {
         return seeds
     }
 
-    /// Regression (found by `mutatedKeyRepresentationsLoadOrFailWithParam`, seed 0x5EED0CE7): an RSA public
-    /// key followed by extra bytes loaded, its tail silently dropped; now it fails with `errSecParam`.
-    @Test func rsaPublicKeyWithTrailingBytesIsRefused() throws {
-        let seed = try #require(try Self.keySeeds().first { $0.name.hasSuffix("public") && $0.bytes.count > 200 })
-        for tail in [[0x00], [0x30, 0x00], [UInt8](repeating: 0xA5, count: 5)] {
+    /// Regression (found by `mutatedKeyRepresentationsLoadOrFailWithParam`): an RSA public key, and later an RSA
+    /// private key, followed by extra bytes loaded with the tail silently dropped; now both fail with
+    /// `errSecParam`, whatever the tail.
+    @Test(arguments: ["public", "private"])
+    func rsaKeyWithTrailingBytesIsRefused(keyClass: String) throws {
+        let seed = try #require(try Self.keySeeds().first { $0.name.hasSuffix(keyClass) && $0.bytes.count > 200 })
+        let tails: [[UInt8]] = [
+            [0x00], [0x30, 0x00], [UInt8](repeating: 0xA5, count: 5), [0x02, 0x01, 0x00],
+            [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x01, 0x01],
+        ]
+        for tail in tails {
             let (key, error) = capturingCFError {
                 SecKeyCreateWithData(Data(seed.bytes + tail) as CFData, seed.attributes as CFDictionary, $0)
             }
-            #expect(key == nil)
+            #expect(key == nil, "\(seed.name) + \(Self.hex(tail)) loaded")
             #expect(error.map { CFErrorGetCode($0) } == Int(errSecParam))
         }
         let (key, _) = capturingCFError {
             SecKeyCreateWithData(Data(seed.bytes) as CFData, seed.attributes as CFDictionary, $0)
         }
         #expect(key != nil, "the untouched key still loads")
+    }
+
+    /// Lower-case hex of `bytes`, so that a failing mutation can be pasted into a regression test.
+    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
     }
 
     @Test func mutatedKeyRepresentationsLoadOrFailWithParam() throws {
@@ -161,7 +172,10 @@ struct FuzzParserTests {
                     let exported = SecKeyCopyExternalRepresentation(key, nil).map { Data(referencing: $0) }
                     #expect(
                         exported == mutated,
-                        "\(seed.name) iteration \(iteration): a loaded key exports other bytes"
+                        """
+                        \(seed.name) iteration \(iteration): a loaded key exports other bytes; \
+                        input \(Self.hex(mutated)), exported \(exported.map { Self.hex($0) } ?? "nothing")
+                        """
                     )
                 } else {
                     refused += 1

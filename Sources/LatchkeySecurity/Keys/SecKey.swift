@@ -120,17 +120,27 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
                 }
             case (42, true):
                 let key = SecKey(.rsaPrivate(try .init(derRepresentation: data)))
+                // The backend's parser stops after the key's SEQUENCE and accepts some encodings it would never
+                // write (found by fuzzing: 9 bytes after a private key loaded and were dropped). A key loads only
+                // from the exact bytes it exports, so nothing the caller gave is silently ignored.
+                guard key.externalRepresentation == data else {
+                    throw SecKeyError(errSecParam, "The RSA key data is not one canonical PKCS#1 RSAPrivateKey.")
+                }
                 if let size, size != key.sizeInBits {
                     throw SecKeyError(errSecParam, "The RSA key data does not match kSecAttrKeySizeInBits \(size).")
                 }
                 return key
             case (42, false):
-                // The backend's parser stops after the key's SEQUENCE; bytes after it are not a key (issue 14
-                // fuzzing). swift-asn1's DER.parse takes exactly one element and refuses trailing bytes.
+                // The backend's parser stops after the key's SEQUENCE; bytes after it are not a key (found by
+                // fuzzing). swift-asn1's DER.parse takes exactly one element and refuses trailing bytes, and the
+                // key must export the very bytes it was read from.
                 guard (try? DER.parse([UInt8](data)))?.identifier == .sequence else {
                     throw SecKeyError(errSecParam, "The RSA key data is not a single DER SEQUENCE.")
                 }
                 let key = SecKey(.rsaPublic(try .init(derRepresentation: data)))
+                guard key.externalRepresentation == data else {
+                    throw SecKeyError(errSecParam, "The RSA key data is not one canonical PKCS#1 RSAPublicKey.")
+                }
                 if let size, size != key.sizeInBits {
                     throw SecKeyError(errSecParam, "The RSA key data does not match kSecAttrKeySizeInBits \(size).")
                 }
