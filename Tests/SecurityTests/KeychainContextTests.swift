@@ -12,10 +12,10 @@ struct KeychainContextTests {
         try withTemporaryKeychain { store in
             let contextStore = try KeychainContext.current().store
             let typedStore = try Keychain.defaultStore()
-            let secItemStore = try LatchkeySecurity.currentStore()
+            let secItemService = try LatchkeySecurity.currentService()
             #expect(contextStore === store)
             #expect(typedStore === store)
-            #expect(secItemStore === store)
+            #expect(secItemService as? KeychainStore === store)
             let added = Sec.add([
                 kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "ctx",
                 kSecAttrAccount as String: "a", kSecValueData as String: Data("v".utf8),

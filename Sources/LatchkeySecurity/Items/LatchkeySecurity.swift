@@ -39,9 +39,19 @@ public enum LatchkeySecurity {
         try await KeychainContext.with(KeychainContext(service: store), operation: operation)
     }
 
-    /// The store `SecItem*` calls use now, opening the default one if needed.
+    /// The service `SecItem*` calls use now (the agent's client or the file opened in process), opening the
+    /// default one if needed.
     ///
     /// - Throws: `KeychainError` when the default keychain cannot be opened.
+    public static func currentService() throws(KeychainError) -> any KeychainService {
+        try KeychainContext.current().service
+    }
+
+    /// The in-process store `SecItem*` calls use now, opening the default one if needed.
+    ///
+    /// - Throws: `KeychainError` when the default keychain cannot be opened, `notAvailable` when an agent
+    ///   serves it (there is no in-process store then).
+    @available(*, deprecated, renamed: "currentService()", message: "An agent's keychain has no in-process store.")
     public static func currentStore() throws(KeychainError) -> KeychainStore {
         guard let store = try KeychainContext.current().store else {
             throw KeychainError(.notAvailable, "The process's keychain context has no in-process store.")

@@ -56,7 +56,7 @@ struct AccessLogCommand: ParsableCommand {
             options.accessGroups = [AccessLogKeys.accessGroup]
             let store = try KeychainOpener.open(path: path, named: keychain.isNamed, options: options, unlock: true)
             let reader = try AccessLogReader(privateKey: try AccessLogKeys.privateKey(in: store))
-            let log = reader.read(AccessLogFiles(keychainPath: AgentLocation.canonical(store.path)))
+            let log = reader.read(AccessLogFiles(keychainPath: AgentLocation.canonical(path)))
             let start = since.flatMap { Self.date($0, now: Date()) }
             var out = ""
             for entry in log.entries {

@@ -216,13 +216,7 @@ struct UnlockAgent: ParsableCommand {
                     )
                 }
                 let keychainPath = agent.welcome.keychain
-                let waiting =
-                    (try? KeychainStore.open(
-                        path: keychainPath,
-                        credentials: [],
-                        createIfMissing: false,
-                        options: KeychainStore.Options(readOnly: true)
-                    ).isWaitingForFirstUnlock) ?? false
+                let waiting = (try? KeychainFile(path: keychainPath).facts().isWaitingForFirstUnlock) ?? false
                 if waiting {
                     // The first unlock creates the keychain with this passphrase: ask twice (docs/install.md).
                     FileHandle.standardError.write(Data("There is no keychain yet: this creates it.\n".utf8))

@@ -77,7 +77,7 @@ struct Debug: ParsableCommand {
         func run() throws {
             try runReportingErrors {
                 let store = try keychain.open()
-                let report = try store.verifyIntegrity()
+                let report = try store.verifyIntegrity(acceptingCurrentState: false)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = .sortedKeys
                 let json = try encoder.encode(report)

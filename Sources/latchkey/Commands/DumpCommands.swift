@@ -183,7 +183,8 @@ struct FindCertificate: ParsableCommand {
                 throw KeychainError(.itemNotFound, KeychainError.Code.itemNotFound.statusMessage)
             }
             if output.json {
-                try JSONValue.array(matches.map { ItemOutput.json($0, keychain: store.path, secretKey: "der") }).print()
+                try JSONValue.array(matches.map { ItemOutput.json($0, keychain: keychain.path, secretKey: "der") })
+                    .print()
                 return
             }
             var out = ""
@@ -197,7 +198,7 @@ struct FindCertificate: ParsableCommand {
                 } else {
                     var shown = item
                     shown.data = nil
-                    out += ItemOutput.human(shown, keychain: store.path)
+                    out += ItemOutput.human(shown, keychain: keychain.path)
                 }
             }
             ItemOutput.write(out)
@@ -250,10 +251,10 @@ struct FindKey: ParsableCommand {
             if let tag { query.attributes[.applicationTag] = .data(Data(tag.utf8)) }
             let matches = try store.find(query, limit: all ? .all : .one, withData: false)
             if output.json {
-                try JSONValue.array(matches.map { ItemOutput.json($0, keychain: store.path) }).print()
+                try JSONValue.array(matches.map { ItemOutput.json($0, keychain: keychain.path) }).print()
                 return
             }
-            ItemOutput.write(matches.map { ItemOutput.human($0, keychain: store.path) }.joined())
+            ItemOutput.write(matches.map { ItemOutput.human($0, keychain: keychain.path) }.joined())
         }
     }
 }

@@ -69,13 +69,9 @@ struct CreateKeychain: ParsableCommand {
             try KeychainName.refuseEmptyPassphrase(credentials)
             var config = KeychainConfig.load()
             for path in paths {
-                let store = try KeychainStore.create(
-                    path: path,
-                    credentials: credentials,
-                    options: keychain.storeOptions
-                )
-                print("created \(store.path)")
-                config.remember(store.path)
+                let file = try KeychainFile.create(at: path, credentials: credentials, options: keychain.storeOptions)
+                print("created \(file.path)")
+                config.remember(file.path)
             }
             try config.save()
         }
@@ -106,40 +102,34 @@ struct ShowKeychainInfo: ParsableCommand {
                 throw KeychainName.missing(path, named: keychain.isNamed)
             }
             let agent = try KeychainContext.agent(serving: path)
-            let store = try KeychainStore.open(
-                path: path,
-                credentials: agent == nil ? try given.credentials() + UnlockCredential.fromEnvironment() : [],
-                createIfMissing: false,
-                options: keychain.storeOptions
-            )
-            let service: any KeychainService = agent ?? store
-            guard case .lockState(let lockState) = try service.perform(.lockState).storage else {
-                throw KeychainError(.internalComponent, "The keychain did not answer with its lock state.")
-            }
+            let file = KeychainFile(path: path)
+            let service =
+                try agent
+                ?? file.open(
+                    credentials: try given.credentials() + UnlockCredential.fromEnvironment(),
+                    options: keychain.storeOptions
+                )
+            let lockState = try service.perform(.lockState).lockState()
             var counts: [String: Int]?
             if lockState == .unlocked {
                 var found: [String: Int] = [:]
                 for itemClass in ItemClass.storable {
-                    let query = ItemQuery(itemClass, synchronizable: .any)
-                    found[itemClass.rawValue] =
-                        if let agent { try agent.findAll(query).count } else {
-                            try store.allItems(itemClass, withData: false).count
-                        }
+                    found[itemClass.rawValue] = try service.allItems(itemClass, withData: false).count
                 }
                 counts = found
             }
-            let hasPassphrase = try store.hasPassphrase()
+            let hasPassphrase = try file.facts(options: keychain.storeOptions).hasPassphrase
             let settings = try KeychainSettings.load(for: path)
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             if output.json {
                 var object: [String: JSONValue] = [
-                    "keychain": .string(store.path),
+                    "keychain": .string(path),
                     "lockState": .string(lockState.rawValue),
                     "hasPassphrase": .bool(hasPassphrase),
                     "fileSize": .integer(Int64(size)),
                     "items": counts.map { .object($0.mapValues { .integer(Int64($0)) }) } ?? .null,
                 ]
-                object["default"] = .bool(store.path == KeychainConfig.effectiveDefault())
+                object["default"] = .bool(path == KeychainConfig.effectiveDefault())
                 object["settings"] = .object([
                     "idleLock": settings.idleLock.map { .integer(Int64($0)) } ?? .null,
                     "lockOnSleep": .bool(settings.lockOnSleep),
@@ -153,7 +143,7 @@ struct ShowKeychainInfo: ParsableCommand {
                 try JSONValue.object(object).print()
                 return
             }
-            var out = "Keychain \"\(store.path)\" \(lockState.words)\n"
+            var out = "Keychain \"\(path)\" \(lockState.words)\n"
             if let agent {
                 out += "    agent: \(agent.socketPath) (pid \(agent.welcome.agentProcess)), shared lock state\n"
             }
@@ -217,18 +207,16 @@ struct SetKeychainPassword: ParsableCommand {
             } else if newPassphraseStdin {
                 newFromStdin = Terminal.readStandardInput()
             }
+            // The agent's keychain or the file opened in process, locked: every change proves the current
+            // credential itself (`.changeCredential`), the same way through both.
+            let service: any KeychainService
             if let agent = try KeychainContext.agent(serving: keychain.path) {
-                try changeThroughAgent(agent, old: old, newFromStdin: newFromStdin)
-                return
+                service = agent
+            } else {
+                try KeychainOpener.refuseIfMissing(keychain.path, .refuse, named: keychain.isNamed)
+                service = try KeychainFile(path: keychain.path).open(options: keychain.storeOptions)
             }
-            let store = try keychain.open(credentials: old)
-            guard store.lockState == .unlocked else {
-                throw KeychainError(.interactionNotAllowed, "The keychain is locked: give the current passphrase.")
-            }
-            if let newKeyFile { try store.setKeyFile(try .createKeyFile(at: newKeyFile)) }
-            if let setKeyFile { try store.setKeyFile(try .keyFile(at: setKeyFile)) }
-            guard let passphrase = try newPassphraseValue(newFromStdin: newFromStdin) else { return }
-            try store.changePassphrase(to: passphrase)
+            try change(service, old: old, newFromStdin: newFromStdin)
         }
     }
 
@@ -263,23 +251,23 @@ struct SetKeychainPassword: ParsableCommand {
 
     /// Changes the credential in the agent, which keeps serving (unlocked) with the new one: each change is
     /// one `.changeCredential` request carrying the current credential, which the agent checks first.
-    private func changeThroughAgent(_ agent: AgentClient, old: [UnlockCredential], newFromStdin: SecretData?) throws {
+    private func change(_ service: any KeychainService, old: [UnlockCredential], newFromStdin: SecretData?) throws {
         let current = try currentCredentials(old)
-        if let newKeyFile { try Self.change(agent, current: current, to: try .createKeyFile(at: newKeyFile)) }
-        if let setKeyFile { try Self.change(agent, current: current, to: try .keyFile(at: setKeyFile)) }
+        if let newKeyFile { try Self.change(service, current: current, to: try .createKeyFile(at: newKeyFile)) }
+        if let setKeyFile { try Self.change(service, current: current, to: try .keyFile(at: setKeyFile)) }
         guard let passphrase = try newPassphraseValue(newFromStdin: newFromStdin) else { return }
-        try Self.change(agent, current: current, to: .passphrase(passphrase))
+        try Self.change(service, current: current, to: .passphrase(passphrase))
     }
 
-    /// The current credentials for the agent: given, from the environment, else asked on the terminal.
+    /// The current credentials: given, from the environment, else asked on the terminal.
     private func currentCredentials(_ old: [UnlockCredential]) throws -> [UnlockCredential] {
         let given = old + (try UnlockCredential.fromEnvironment())
         guard given.isEmpty else { return given }
         guard Terminal.isInteractive else {
             throw KeychainError(
                 .interactionNotAllowed,
-                "The agent changes the passphrase only with the current one: give -o, --old-passphrase-stdin or "
-                    + "LATCHKEY_KEY_FILE."
+                "The passphrase changes only with the current one: give -o, --old-passphrase-stdin or "
+                    + "LATCHKEY_KEY_FILE (no terminal to ask on)."
             )
         }
         return [.passphrase(try Terminal.readSecret(prompt: "Current passphrase for \(keychain.path): "))]
@@ -287,10 +275,14 @@ struct SetKeychainPassword: ParsableCommand {
 
     /// One `.changeCredential` request per current credential until one is accepted; the last refusal
     /// otherwise.
-    private static func change(_ agent: AgentClient, current: [UnlockCredential], to new: UnlockCredential) throws {
+    private static func change(
+        _ service: any KeychainService,
+        current: [UnlockCredential],
+        to new: UnlockCredential
+    ) throws {
         for (index, credential) in current.enumerated() {
             do throws(KeychainError) {
-                try agent.changeCredential(current: credential, to: new)
+                try service.changeCredential(current: credential, to: new)
                 return
             } catch {
                 // No `var` for the last error and no `catch let … as`: both sent Swift 6.3.1's AllocBoxToStack

@@ -110,21 +110,7 @@ struct DeleteKeychain: ParsableCommand {
                 guard FileManager.default.fileExists(atPath: path) else {
                     throw KeychainName.missing(path, named: true)
                 }
-                let store = try KeychainStore.open(
-                    path: path,
-                    credentials: [],
-                    createIfMissing: false,
-                    options: keychain.storeOptions
-                )
-                try store.close()
-                for suffix in ["", "-wal", "-shm", "-journal"]
-                where FileManager.default.fileExists(atPath: path + suffix) {
-                    do {
-                        try FileManager.default.removeItem(atPath: path + suffix)
-                    } catch {
-                        throw KeychainError(.io, "Cannot remove \(path + suffix).")
-                    }
-                }
+                try KeychainFile(path: path).delete(options: keychain.storeOptions)
                 config.forget(path)
             }
             try config.save()
@@ -198,15 +184,7 @@ struct UnlockKeychain: ParsableCommand {
                 throw KeychainName.missing(path, named: name != nil || keychain.isNamed)
             }
             let agent = try KeychainContext.agent(serving: path)
-            let store: KeychainStore? =
-                agent != nil
-                ? nil
-                : try KeychainStore.open(
-                    path: path,
-                    credentials: [],
-                    createIfMissing: false,
-                    options: keychain.storeOptions
-                )
+            let service = try agent ?? KeychainFile(path: path).open(options: keychain.storeOptions)
             var credentials = try given.credentials()
             if credentials.isEmpty { credentials = try UnlockCredential.fromEnvironment() }
             if credentials.isEmpty {
@@ -220,11 +198,7 @@ struct UnlockKeychain: ParsableCommand {
             }
             for (index, credential) in credentials.enumerated() {
                 do throws(KeychainError) {
-                    if let agent {
-                        _ = try agent.perform(.unlock(credential))
-                    } else if let store {
-                        try store.unlock(with: credential)
-                    }
+                    _ = try service.perform(.unlock(credential))
                     return
                 } catch {
                     // No `var` for the last error and no `catch let … as`: that sent Swift 6.3.1's

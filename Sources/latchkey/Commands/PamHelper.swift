@@ -116,9 +116,7 @@ struct PamPasswd: ParsableCommand {
             }
             try Self.change(path) { () throws(KeychainError) -> Bool in
                 guard try PamInput.keychainIsCreated(path) else { return false }
-                let store = try KeychainStore.open(path: path, credentials: [], createIfMissing: false)
-                try store.unlock(with: .passphrase(old))
-                try store.changePassphrase(to: new)
+                try KeychainFile(path: path).open().changeCredential(current: .passphrase(old), to: .passphrase(new))
                 return true
             }
         }
@@ -174,14 +172,9 @@ enum PamInput {
 
     /// Whether the keychain at `path` exists with its keys (not a file that waits for its first unlock).
     static func keychainIsCreated(_ path: String) throws(KeychainError) -> Bool {
-        guard FileManager.default.fileExists(atPath: path) else { return false }
-        let store = try KeychainStore.open(
-            path: path,
-            credentials: [],
-            createIfMissing: false,
-            options: KeychainStore.Options(readOnly: true)
-        )
-        return !store.isWaitingForFirstUnlock
+        let file = KeychainFile(path: path)
+        guard file.exists else { return false }
+        return try !file.facts().isWaitingForFirstUnlock
     }
 
     /// Runs `body`; a `KeychainError` is written on standard error as "latchkey: <command>: <message>

@@ -30,17 +30,10 @@ struct VerifyKeychain: ParsableCommand {
             // One call checks everything: its progress is not known, so the bar shows a moving block and the time.
             var progress: ProgressBar?
             defer { progress?.finish() }
-            if let agent = try KeychainContext.agent(serving: keychain.path) {
-                progress = ProgressBar.start("verify-keychain", enabled: !output.json)
-                progress?.update("checking every item", fraction: nil)
-                report = try agent.verifyIntegrity(acceptingCurrentState: acceptCurrentState)
-            } else {
-                let store = try keychain.open()
-                progress = ProgressBar.start("verify-keychain", enabled: !output.json)
-                progress?.update("checking every item", fraction: nil)
-                report = try store.verifyIntegrity()
-                if acceptCurrentState { try store.acceptCurrentRows() }
-            }
+            let service = try KeychainContext.agent(serving: keychain.path) ?? keychain.open()
+            progress = ProgressBar.start("verify-keychain", enabled: !output.json)
+            progress?.update("checking every item", fraction: nil)
+            report = try service.verifyIntegrity(acceptingCurrentState: acceptCurrentState)
             progress?.finish()
             if acceptCurrentState {
                 FileHandle.standardError.write(Data("latchkey: the items as they are now are sealed\n".utf8))

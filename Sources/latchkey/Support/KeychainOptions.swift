@@ -39,7 +39,7 @@ struct KeychainOptions: ParsableArguments {
 
     var cost: KDFCost { KeychainSelection.costs[kdfCost] ?? .standard }
 
-    var storeOptions: KeychainStore.Options { selection.storeOptions }
+    var storeOptions: KeychainFileOptions { selection.storeOptions }
 
     func validate() throws {
         guard KeychainSelection.costs[kdfCost] != nil else {
@@ -87,7 +87,7 @@ struct KeychainOptions: ParsableArguments {
         credentials given: [UnlockCredential] = [],
         promptOnControllingTerminal: Bool = false,
         ifMissing missing: MissingKeychain = .refuse
-    ) throws -> KeychainStore {
+    ) throws -> any KeychainService {
         try KeychainOpener.open(
             path: path,
             named: isNamed,
@@ -128,7 +128,7 @@ enum KeychainOpener {
     static func service(
         path: String,
         named: Bool,
-        options: KeychainStore.Options,
+        options: KeychainFileOptions,
         unlock: Bool = true,
         promptOnControllingTerminal: Bool = false,
         ifMissing missing: MissingKeychain = .refuse
@@ -153,12 +153,12 @@ enum KeychainOpener {
     static func open(
         path: String,
         named: Bool,
-        options: KeychainStore.Options,
+        options: KeychainFileOptions,
         unlock: Bool = true,
         credentials given: [UnlockCredential] = [],
         promptOnControllingTerminal: Bool = false,
         ifMissing missing: MissingKeychain = .refuse
-    ) throws -> KeychainStore {
+    ) throws -> any KeychainService {
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists { try refuseIfMissing(path, missing, named: named) }
         var credentials = try given + UnlockCredential.fromEnvironment()
@@ -174,20 +174,21 @@ enum KeychainOpener {
             credentials = [.passphrase(try Terminal.newPassphrase(for: path))]
         }
         if !exists { try KeychainName.refuseEmptyPassphrase(credentials) }
-        let store = try KeychainStore.open(
-            path: path,
+        let service = try KeychainFile(path: path).open(
             credentials: credentials,
             createIfMissing: !exists,
             options: options
         )
-        if unlock && store.lockState != .unlocked {
+        if unlock, try service.perform(.lockState).lockState() != .unlocked {
             if promptOnControllingTerminal {
                 let passphrase = try Terminal.readSecretFromControllingTerminal(prompt: "Passphrase for \(path): ")
-                try store.unlock(with: .passphrase(passphrase))
+                _ = try service.perform(.unlock(.passphrase(passphrase)))
             } else if Terminal.isInteractive {
-                try store.unlock(with: .passphrase(try Terminal.readSecret(prompt: "Passphrase for \(path): ")))
+                _ = try service.perform(
+                    .unlock(.passphrase(try Terminal.readSecret(prompt: "Passphrase for \(path): ")))
+                )
             }
         }
-        return store
+        return service
     }
 }

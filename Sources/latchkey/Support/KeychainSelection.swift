@@ -21,8 +21,8 @@ struct KeychainSelection {
     var isNamed: Bool { KeychainName.isNamed(name) }
 
     /// The options the keychain is opened with in process.
-    var storeOptions: KeychainStore.Options {
-        var options = KeychainStore.Options()
+    var storeOptions: KeychainFileOptions {
+        var options = KeychainFileOptions()
         options.kdfCost = cost
         return options
     }
