@@ -90,6 +90,8 @@ let package = Package(
         // The shims: nothing of Latchkey's depends on them but SecurityCompileTests.
         .target(name: "Security", dependencies: ["LatchkeySecurity"], swiftSettings: strict),
         .target(name: "LocalAuthentication", dependencies: ["LatchkeyLocalAuthentication"], swiftSettings: strict),
+        // Test helpers, once: temporary keychains, clocks, peers, and the harnesses several test targets share
+        // (the agent, the Secret Service, the CLI). Those drive the built `latchkey`, so `Latchkey` is enough.
         .target(
             name: "LatchkeyTesting",
             dependencies: ["Latchkey"],
@@ -160,15 +162,42 @@ let package = Package(
         ),
         .testTarget(name: "LatchkeyCryptoTests", dependencies: ["LatchkeyCrypto"], swiftSettings: strict),
         .testTarget(name: "LatchkeyStorageTests", dependencies: ["LatchkeyStorage"], swiftSettings: strict),
+        // The engine: store, item crypto, record codec, ledger and rollback, crash safety, migrations, plaintext.
         .testTarget(
-            name: "LatchkeyTests",
+            name: "LatchkeyEngineTests",
             dependencies: [
-                "Latchkey", "LatchkeyEngine", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
-                "LatchkeySecretService",
+                "LatchkeyEngine", "Latchkey", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
+        // The operation API, its wire codec and the typed `Keychain` API.
+        .testTarget(
+            name: "LatchkeyTests",
+            dependencies: ["Latchkey", "LatchkeyEngine", "LatchkeyTesting"],
+            swiftSettings: strict
+        ),
+        // The agent, through the built `latchkey` and its socket.
+        .testTarget(
+            name: "LatchkeyAgentTests",
+            dependencies: [
+                "LatchkeyAgent", "Latchkey", "LatchkeyEngine", "LatchkeyTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // The Secret Service on a private D-Bus, takeover from gnome-keyring and its import.
+        .testTarget(
+            name: "LatchkeySecretServiceTests",
+            dependencies: [
+                "LatchkeySecretService", "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        // The `latchkey` executable: its tests run the built binary.
+        .testTarget(name: "LatchkeyCLITests", dependencies: ["Latchkey", "LatchkeyTesting"], swiftSettings: strict),
         .testTarget(
             name: "SecurityTests",
             dependencies: ["LatchkeySecurity", "LatchkeyLocalAuthentication", "Latchkey", "LatchkeyTesting"],

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// The typed `Keychain` through a real agent: a `Keychain(service:)` in a process whose context is the

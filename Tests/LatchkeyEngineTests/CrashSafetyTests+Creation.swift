@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 #if canImport(Glibc)
@@ -23,13 +24,13 @@ extension CrashSafetyTests {
     }
 
     /// The entries of the fixture's directory that a creation may leave behind when killed.
-    static func temporaryEntries(_ fixture: ReliabilityTests.Fixture) throws -> [String] {
+    static func temporaryEntries(_ fixture: KeyFileFixture) throws -> [String] {
         try fixture.entries(startingWith: "test.keychain-db.creating-")
             + fixture.entries(startingWith: "device-secret.").filter { $0 != "device-secret.lock" }
     }
 
     /// Whether `name`, in the fixture's directory, is another name (hard link) of the keychain file itself.
-    static func isSecondName(_ name: String, of fixture: ReliabilityTests.Fixture) -> Bool {
+    static func isSecondName(_ name: String, of fixture: KeyFileFixture) -> Bool {
         var entry = stat()
         var keychain = stat()
         guard stat(fixture.directory + "/" + name, &entry) == 0, stat(fixture.keychain, &keychain) == 0 else {
@@ -39,7 +40,7 @@ extension CrashSafetyTests {
     }
 
     /// Whether `name`, in the fixture's directory, is an empty temporary database or a journal of one.
-    static func belongsToAnEmptyTemporaryFile(_ name: String, in fixture: ReliabilityTests.Fixture) -> Bool {
+    static func belongsToAnEmptyTemporaryFile(_ name: String, in fixture: KeyFileFixture) -> Bool {
         var main = name
         for suffix in ["-journal", "-wal", "-shm"] where main.hasSuffix(suffix) { main.removeLast(suffix.count) }
         var entry = stat()
@@ -52,7 +53,7 @@ extension CrashSafetyTests {
     ///
     /// - Returns: Whether the keychain is complete, and whether it holds the first use's item.
     static func expectComplete(
-        _ fixture: ReliabilityTests.Fixture,
+        _ fixture: KeyFileFixture,
         _ creation: Creation,
         itemRequired: Bool,
         _ moment: String
@@ -75,7 +76,7 @@ extension CrashSafetyTests {
         // link, unlock); the killed rounds spread their kill points from the spawn to the last event.
         var eventsPerCreation: [Creation: Int] = [:]
         for creation in Creation.allCases {
-            let fixture = try ReliabilityTests.Fixture(deviceSecret: "device-secret")
+            let fixture = try KeyFileFixture(deviceSecret: "device-secret")
             let environment = fixture.environment
             let events = try DirectoryEvents(directory: fixture.directory)
             let child = try BuiltExecutable.spawn(creation.arguments, environment: environment)
@@ -99,7 +100,7 @@ extension CrashSafetyTests {
             let step = round / Creation.allCases.count
             let touches = step * (eventsPerCreation[creation] ?? 0) / (roundsPerCreation - 1)
             let moment = "round \(round), \(creation.rawValue), kill at file event \(touches)"
-            let fixture = try ReliabilityTests.Fixture(deviceSecret: "device-secret")
+            let fixture = try KeyFileFixture(deviceSecret: "device-secret")
             let environment = fixture.environment
             let events = try DirectoryEvents(directory: fixture.directory)
             let child = try BuiltExecutable.spawn(creation.arguments, environment: environment)

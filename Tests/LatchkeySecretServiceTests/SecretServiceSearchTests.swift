@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 @testable import LatchkeySecretService
@@ -59,7 +60,7 @@ struct SecretServiceSearchTests {
         }
         #expect(try harness.latchkey(["lock"]).status == 0)
         // Move alpha's own tag rows to beta: a search for kind=alpha through the index now finds beta.
-        _ = try ReliabilityTests.sqlite3(
+        _ = try SQLiteShell.run(
             harness.keychain.path,
             """
             UPDATE OR IGNORE tags SET item = (SELECT max(item) FROM tags)

@@ -27,21 +27,6 @@ extension SecretServiceTests {
         return data
     }
 
-    /// The CI venv's Python (made by `.ci/run`, with secretstorage and keyring), else `nil`.
-    static let pythonWithSecretStorage: String? = {
-        // Tests/LatchkeyTests/Support/<this file> -> the package root.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let candidate = root.appendingPathComponent(".venv-oauth/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: candidate) else { return nil }
-        let checked = try? CLIRunner.run(
-            candidate,
-            ["-c", "import secretstorage, keyring"],
-            environment: ProcessInfo.processInfo.environment
-        )
-        return checked?.status == 0 ? candidate : nil
-    }()
-
     /// Prints "watching" once subscribed, then "Locked <value>" for the login collection's next two
     /// `PropertiesChanged` signals.
     static let lockedWatcherScript = """

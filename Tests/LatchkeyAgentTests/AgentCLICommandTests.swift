@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// The keychain-wide CLI commands through a real agent (`LATCHKEY_AGENT=required`, no credential in the
@@ -222,7 +223,7 @@ struct AgentCLICommandTests {
         }
         // One byte of bob's stored secret flipped behind the agent's back (another SQLite connection).
         let database = harness.keychain.path
-        let rows = try ReliabilityTests.sqlite3(
+        let rows = try SQLiteShell.run(
             database,
             "SELECT id, hex(persistref), hex(secret) FROM genp ORDER BY id"
         )
@@ -231,7 +232,7 @@ struct AgentCLICommandTests {
         var secret = Array(rows[1][2])
         let nibble = try #require(Int(String(secret[secret.count / 2]), radix: 16))
         secret[secret.count / 2] = Character(String(nibble ^ 1, radix: 16, uppercase: true))
-        _ = try ReliabilityTests.sqlite3(
+        _ = try SQLiteShell.run(
             database,
             "UPDATE genp SET secret = X'\(String(secret))' WHERE id = \(rows[1][0])"
         )

@@ -3,7 +3,7 @@ import Testing
 
 /// Expects `body` to throw a `KeychainError` with `code`, and returns it.
 @discardableResult
-func expectKeychainError<T>(
+public func expectKeychainError<T>(
     _ code: KeychainError.Code,
     _ comment: Comment? = nil,
     sourceLocation: SourceLocation = #_sourceLocation,

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// The item commands of the built binary: generic and internet passwords, dump, certificates and keys,

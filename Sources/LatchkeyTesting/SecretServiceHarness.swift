@@ -4,7 +4,6 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
-import LatchkeyTesting
 #endif
 
 /// A private D-Bus session bus (`dbus-daemon --session --print-address=1 --nofork`, a peer) with a real
@@ -15,32 +14,33 @@ import LatchkeyTesting
 /// let harness = try SecretServiceHarness()
 /// _ = try harness.secretTool(["store", "--label", "L", "service", "S"], input: "pw")
 /// ```
-final class SecretServiceHarness: @unchecked Sendable {
+public final class SecretServiceHarness: @unchecked Sendable {
     // SAFETY: every stored property is a `let`; `ChildProcess` and `TemporaryKeychain` are safe to share.
 
     /// The passphrase the keychain is created with.
-    static let passphrase = "secret service test passphrase"
+    public static let passphrase = "secret service test passphrase"
 
-    let keychain: TemporaryKeychain
+    /// The keychain the agent, and through it the Secret Service, serves.
+    public let keychain: TemporaryKeychain
     /// The clients' environment: the private bus's address, the agent's runtime directory, no credential.
-    let environment: [String: String]
+    public let environment: [String: String]
     /// The private bus.
-    let bus: ChildProcess
+    public let bus: ChildProcess
     /// The agent.
-    let agent: ChildProcess
+    public let agent: ChildProcess
     /// The agent's arguments after `agent --foreground --secret-service`.
-    let agentArguments: [String]
+    public let agentArguments: [String]
     /// `secret-tool` (Debian's libsecret-tools).
-    let secretToolPath: String
+    public let secretToolPath: String
     /// The agent's prompter (`--pinentry`): it cancels every question until a test gives it answers.
-    let pinentry: ScriptedPinentry
+    public let pinentry: ScriptedPinentry
 
     /// Starts the bus and the agent on it (with `agentArguments` added, and the scripted pinentry as its
     /// prompter, or none when `prompter` is false), waits for the agent's "ready" and "secret-service ready"
     /// lines and unlocks it (unless `unlock` is false). Without `keychainExists` the agent starts with no
     /// keychain, as at a first login (`unlock` must then be false). `beforeAgent` runs with the clients' environment once
     /// the keychain exists, before the agent starts.
-    init(
+    public init(
         unlock: Bool = true,
         prompter: Bool = true,
         agentArguments: [String] = [],
@@ -89,7 +89,7 @@ final class SecretServiceHarness: @unchecked Sendable {
 
     /// Starts another agent with `--secret-service` on the harness's bus and keychain (after the first one
     /// died), waiting for its two ready lines. The caller stops it.
-    func startAnotherAgent(sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess {
+    public func startAnotherAgent(sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess {
         try Self.spawnAgent(agentArguments, environment: environment, sourceLocation: sourceLocation)
     }
 
@@ -120,24 +120,28 @@ final class SecretServiceHarness: @unchecked Sendable {
     }
 
     /// Unlocks the agent with the keychain's passphrase.
-    func unlock(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public func unlock(sourceLocation: SourceLocation = #_sourceLocation) throws {
         let unlocked = try latchkey(["unlock", "--passphrase-stdin"], input: Self.passphrase)
         #expect(unlocked.status == 0, "unlock: \(unlocked.stderr)", sourceLocation: sourceLocation)
     }
 
     /// Runs the built `latchkey` as a client of the agent.
-    func latchkey(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+    public func latchkey(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
         try CLIRunner.latchkey(arguments, environment: environment, input: input)
     }
 
     /// Runs `secret-tool` on the private bus.
-    func secretTool(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+    public func secretTool(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
         try CLIRunner.run(secretToolPath, arguments, environment: environment, input: input.map { Data($0.utf8) })
     }
 
     /// Runs a copy of `secret-tool` at `path` (another application to the agent: the identity is the
     /// executable's path), copying it there first.
-    func secretToolCopy(at path: String, _ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+    public func secretToolCopy(
+        at path: String,
+        _ arguments: [String],
+        input: String? = nil
+    ) throws -> CLIRunner.Result {
         if !FileManager.default.fileExists(atPath: path) {
             try FileManager.default.copyItem(atPath: secretToolPath, toPath: path)
         }
@@ -146,7 +150,7 @@ final class SecretServiceHarness: @unchecked Sendable {
 
     /// Runs a copy of the venv's Python at `path` (another application to the agent: its executable is the
     /// copy), with the venv's packages, copying it there first.
-    func pythonCopy(
+    public func pythonCopy(
         at path: String,
         _ arguments: [String],
         sourceLocation: SourceLocation = #_sourceLocation
@@ -169,17 +173,32 @@ final class SecretServiceHarness: @unchecked Sendable {
         return try CLIRunner.run(path, arguments, environment: environment)
     }
 
+    /// The CI venv's Python (made by `.ci/run`, with secretstorage and keyring), else `nil`.
+    public static let pythonWithSecretStorage: String? = {
+        // Sources/LatchkeyTesting/<this file> -> the package root.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let candidate = root.appendingPathComponent(".venv-oauth/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: candidate) else { return nil }
+        let checked = try? CLIRunner.run(
+            candidate,
+            ["-c", "import secretstorage, keyring"],
+            environment: ProcessInfo.processInfo.environment
+        )
+        return checked?.status == 0 ? candidate : nil
+    }()
+
     /// The python with `secretstorage` and `keyring` (the CI venv), or a failed requirement saying how to get it.
-    func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    public func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
-            SecretServiceTests.pythonWithSecretStorage,
+            Self.pythonWithSecretStorage,
             "peer Python with secretstorage missing: run .ci/run (it installs secretstorage and keyring into .venv-oauth)",
             sourceLocation: sourceLocation
         )
     }
 
     /// Runs `program` (another peer) on the private bus, without a terminal to prompt on.
-    func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
+    public func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
         var environment = environment
         environment["GIT_TERMINAL_PROMPT"] = "0"
         environment["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -188,7 +207,7 @@ final class SecretServiceHarness: @unchecked Sendable {
 }
 
 /// Why a `SecretServiceHarness` could not be made.
-enum SecretServiceHarnessError: Error {
+public enum SecretServiceHarnessError: Error {
     /// The bus or the agent did not get ready.
     case notReady
 }

@@ -17,9 +17,9 @@ import Glibc
 /// The count is what the kernel delivers: identical consecutive events not yet read are merged, so the
 /// same program may produce a slightly different count from run to run. Use it to pick kill points,
 /// never as an expected value.
-final class DirectoryEvents {
+public final class DirectoryEvents {
     /// How `wait(for:whileRunning:timeout:)` ended.
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable {
         /// The count was reached.
         case reached
         /// The process exited before the count was reached.
@@ -33,13 +33,13 @@ final class DirectoryEvents {
     private var counted = 0
 
     /// The events delivered so far (reading every pending one first).
-    var count: Int {
+    public var count: Int {
         drain()
         return counted
     }
 
     /// Starts counting events in `directory` (not recursive).
-    init(directory: String) throws {
+    public init(directory: String) throws {
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let mask = UInt32(
@@ -57,7 +57,7 @@ final class DirectoryEvents {
     /// Blocks until `target` events in total have been counted, the process `pid` has exited, or
     /// `timeout` seconds passed, whichever comes first. Waits in `poll(2)` on the inotify descriptor and
     /// a pidfd of the process: every wake-up is an event.
-    func wait(for target: Int, whileRunning pid: Int32, timeout: TimeInterval) -> Outcome {
+    public func wait(for target: Int, whileRunning pid: Int32, timeout: TimeInterval) -> Outcome {
         if count >= target { return .reached }
         guard let process = Self.openProcess(pid) else { return .exited }
         defer { close(process) }

@@ -1,12 +1,13 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// The docs say what the code does: `lock-keychain` locks (it is not a no-op), the agent's lookup speed is quoted
 /// alike in README.md and docs/agent.md as docs/benchmarks.md measured it, docs/ cite no issue numbers, and
 /// docs/core-operations.md lists every operation, the maintenance ones included.
 struct CLIDocsAgreementTests {
-    /// The repository's root, from this file's path (`Tests/LatchkeyTests/…`).
+    /// The repository's root, from this file's path (`Tests/LatchkeyCLITests/…`).
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 

@@ -4,7 +4,6 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
-import LatchkeyTesting
 #endif
 
 /// A private D-Bus session bus (`dbus-daemon`, a peer) with nobody on `org.freedesktop.secrets` yet, a
@@ -16,24 +15,25 @@ import LatchkeyTesting
 /// let keyring = try session.startGnomeKeyring(unlocked: true)
 /// let refused = session.agent(["--replace"]).waitForExit(timeout: 60)
 /// ```
-final class TakeoverSession: @unchecked Sendable {
+public final class TakeoverSession: @unchecked Sendable {
     // SAFETY: the stored properties are `let`s; `children` is behind a `Mutex`.
 
     /// The passphrase of the keychains and of gnome-keyring's login keyring.
-    static let passphrase = "takeover test passphrase"
+    public static let passphrase = "takeover test passphrase"
 
-    let keychain: TemporaryKeychain
+    /// The keychain the Latchkey agent serves.
+    public let keychain: TemporaryKeychain
     /// Clients' environment: the private bus, the first agent's runtime directory, the temporary home.
-    let environment: [String: String]
+    public let environment: [String: String]
     /// The private bus.
-    let bus: ChildProcess
+    public let bus: ChildProcess
     /// `gdbus` (Debian's libglib2.0-bin), which waits for names and calls methods.
-    let gdbusPath: String
+    public let gdbusPath: String
     private let children = Mutex<[ChildProcess]>([])
     private let extraKeychains = Mutex<[TemporaryKeychain]>([])
 
     /// Creates the keychain and starts the bus.
-    init(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public init(sourceLocation: SourceLocation = #_sourceLocation) throws {
         let daemon = try Peer.require("dbus-daemon", package: "dbus-daemon", sourceLocation: sourceLocation)
         gdbusPath = try Peer.require("gdbus", package: "libglib2.0-bin", sourceLocation: sourceLocation)
         keychain = TemporaryKeychain()
@@ -63,7 +63,7 @@ final class TakeoverSession: @unchecked Sendable {
 
     /// Keeps `child` to kill when the session ends.
     @discardableResult
-    func adopt(_ child: ChildProcess) -> ChildProcess {
+    public func adopt(_ child: ChildProcess) -> ChildProcess {
         children.withLock { $0.append(child) }
         return child
     }
@@ -71,7 +71,7 @@ final class TakeoverSession: @unchecked Sendable {
     /// Starts `gnome-keyring-daemon --foreground --components=secrets` on the bus and waits until it owns
     /// `org.freedesktop.secrets` (`gdbus wait`). With `unlocked`, the login keyring is created and unlocked
     /// with the passphrase given on standard input (`--unlock`), as PAM does at login.
-    func startGnomeKeyring(
+    public func startGnomeKeyring(
         unlocked: Bool,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ChildProcess {
@@ -89,14 +89,14 @@ final class TakeoverSession: @unchecked Sendable {
     }
 
     /// Waits until somebody owns `org.freedesktop.secrets` (`gdbus wait`, which watches `NameOwnerChanged`).
-    func waitForOwner(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public func waitForOwner(sourceLocation: SourceLocation = #_sourceLocation) throws {
         let waited = try gdbus(["wait", "--session", "--timeout", "60", "org.freedesktop.secrets"])
         try #require(waited.status == 0, "gdbus wait: \(waited.stderr)", sourceLocation: sourceLocation)
     }
 
     /// The process id of `org.freedesktop.secrets`'s owner (`GetConnectionUnixProcessID`), or `nil` when
     /// nobody owns it.
-    func ownerProcess() throws -> Int32? {
+    public func ownerProcess() throws -> Int32? {
         let reply = try gdbus([
             "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
             "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", "org.freedesktop.secrets",
@@ -108,7 +108,7 @@ final class TakeoverSession: @unchecked Sendable {
     }
 
     /// Locks gnome-keyring's login collection through the Secret Service's `Lock`.
-    func lockLoginCollection(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public func lockLoginCollection(sourceLocation: SourceLocation = #_sourceLocation) throws {
         let locked = try gdbus([
             "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
             "--method", "org.freedesktop.Secret.Service.Lock",
@@ -121,7 +121,7 @@ final class TakeoverSession: @unchecked Sendable {
     ///
     /// - Parameter environment: The agent's environment (another keychain and runtime directory), else the
     ///   session's.
-    func agent(_ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcess {
+    public func agent(_ arguments: [String], environment: [String: String]? = nil) throws -> ChildProcess {
         adopt(
             try BuiltExecutable.spawn(
                 ["agent", "--foreground", "--pinentry", "none"] + arguments,
@@ -132,7 +132,7 @@ final class TakeoverSession: @unchecked Sendable {
 
     /// An environment for a second agent: its own keychain (one agent per keychain) and runtime directory, the
     /// same bus.
-    func secondAgentEnvironment(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: String] {
+    public func secondAgentEnvironment(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: String] {
         let other = TemporaryKeychain()
         extraKeychains.withLock { $0.append(other) }
         var environment = try AgentHarness.createKeychain(
@@ -146,7 +146,7 @@ final class TakeoverSession: @unchecked Sendable {
     }
 
     /// Waits for an agent's "ready" and "secret-service ready" lines.
-    func waitUntilServing(_ agent: ChildProcess, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public func waitUntilServing(_ agent: ChildProcess, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let lines = agent.waitForLines(2, timeout: 60) ? agent.stdoutLines : []
         guard lines.count >= 2, lines[1] == "secret-service ready org.freedesktop.secrets" else {
             let finished = agent.waitForExit(timeout: 10)
@@ -159,12 +159,12 @@ final class TakeoverSession: @unchecked Sendable {
     }
 
     /// Runs `gdbus` with the session's environment.
-    func gdbus(_ arguments: [String]) throws -> CLIRunner.Result {
+    public func gdbus(_ arguments: [String]) throws -> CLIRunner.Result {
         try CLIRunner.run(gdbusPath, arguments, environment: environment)
     }
 
     /// Runs the built `latchkey` with `environment` (else the session's).
-    func latchkey(
+    public func latchkey(
         _ arguments: [String],
         environment: [String: String]? = nil,
         input: String? = nil

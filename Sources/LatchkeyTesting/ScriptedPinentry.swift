@@ -3,7 +3,6 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
-import LatchkeyTesting
 #endif
 
 /// A pinentry stand-in for tests: a small Python program, written into a test directory, that speaks the
@@ -24,18 +23,18 @@ import LatchkeyTesting
 /// // ... agent started with --pinentry pinentry.path ...
 /// #expect(pinentry.commands(named: "CONFIRM").count == 1)
 /// ```
-struct ScriptedPinentry {
+public struct ScriptedPinentry {
     /// The program, for `--pinentry` or `LATCHKEY_PINENTRY`.
-    let path: String
+    public let path: String
     /// Every command line received, one per line.
-    let logPath: String
+    public let logPath: String
     /// The answers still to give, one per line.
-    let answersPath: String
+    public let answersPath: String
 
     /// Writes the program into `directory`.
     ///
     /// - Throws: A failed requirement naming the Debian package when `python3` is missing.
-    init(directory: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public init(directory: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let python = try Peer.require("python3", package: "python3", sourceLocation: sourceLocation)
         path = directory + "/pinentry-scripted"
         logPath = directory + "/pinentry.log"
@@ -108,7 +107,7 @@ struct ScriptedPinentry {
     }
 
     /// Sets the answers to give, in order.
-    func answer(_ answers: [String]) {
+    public func answer(_ answers: [String]) {
         let text = answers.map { $0 + "\n" }.joined()
         _ = FileManager.default.createFile(
             atPath: answersPath,
@@ -118,13 +117,13 @@ struct ScriptedPinentry {
     }
 
     /// Every command line received so far.
-    var log: [String] {
+    public var log: [String] {
         guard let data = FileManager.default.contents(atPath: logPath) else { return [] }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     /// The received command lines whose command is `name` (`CONFIRM`, `GETPIN`, `SETDESC` …).
-    func commands(named name: String) -> [String] {
+    public func commands(named name: String) -> [String] {
         log.filter { $0 == name || $0.hasPrefix(name + " ") }
     }
 
@@ -132,7 +131,7 @@ struct ScriptedPinentry {
     /// runs: each wake-up is an inotify event in its directory), or `timeout` seconds passed.
     ///
     /// - Returns: Whether they were received in time.
-    func waitForCommands(named name: String, count: Int, timeout: TimeInterval) -> Bool {
+    public func waitForCommands(named name: String, count: Int, timeout: TimeInterval) -> Bool {
         let directory = (logPath as NSString).deletingLastPathComponent
         let events = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard events >= 0 else { return false }

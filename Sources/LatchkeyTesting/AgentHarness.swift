@@ -4,7 +4,6 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
-import LatchkeyTesting
 #endif
 
 /// A real `latchkey agent` process in a temporary runtime directory, serving a temporary keychain (test
@@ -16,30 +15,31 @@ import LatchkeyTesting
 /// let found = try agent.latchkey(["find-generic-password", "-s", "svc", "-w"])
 /// let stopped = agent.stop()     // SIGTERM; the agent removes its socket
 /// ```
-final class AgentHarness: @unchecked Sendable {
+public final class AgentHarness: @unchecked Sendable {
     // SAFETY: every stored property is a `let`; `ChildProcess` and `TemporaryKeychain` are themselves safe
     // to share (their mutable state is behind a lock, or there is none).
 
     /// The passphrase the keychain is created with.
-    static let passphrase = "agent test passphrase"
+    public static let passphrase = "agent test passphrase"
 
-    let keychain: TemporaryKeychain
+    /// The keychain the agent serves.
+    public let keychain: TemporaryKeychain
     /// `$XDG_RUNTIME_DIR` of the agent and its clients.
-    let runtimeDirectory: String
+    public let runtimeDirectory: String
     /// The agent's socket.
-    let socketPath: String
+    public let socketPath: String
     /// The environment of clients: no passphrase, key file or `LATCHKEY_ACCESS_GROUPS`.
-    let environment: [String: String]
+    public let environment: [String: String]
     /// The running agent (under socket activation: the Python parent of `systemd-socket-activate`).
-    let agent: ChildProcess
+    public let agent: ChildProcess
     /// Whether the agent is started by socket activation.
-    let socketActivated: Bool
+    public let socketActivated: Bool
     /// Under socket activation, the process that becomes the agent on the first connection.
-    let activatedProcess: Int32?
+    public let activatedProcess: Int32?
 
     /// Creates `keychain` with `passphrase` (test KDF cost) and the agent's runtime directory (0700), and
     /// returns the environment of clients and agents: no passphrase, key file, access groups or agent mode.
-    static func createKeychain(
+    public static func createKeychain(
         _ keychain: TemporaryKeychain,
         runtimeDirectory: String,
         passphrase: String,
@@ -63,7 +63,7 @@ final class AgentHarness: @unchecked Sendable {
 
     /// The environment of clients and agents on `keychain`: no passphrase, key file, access groups or agent
     /// mode.
-    static func clientEnvironment(_ keychain: TemporaryKeychain, runtimeDirectory: String) -> [String: String] {
+    public static func clientEnvironment(_ keychain: TemporaryKeychain, runtimeDirectory: String) -> [String: String] {
         var environment = CLIRunner.environment(keychain)
         environment["LATCHKEY_PASSPHRASE"] = nil
         environment["LATCHKEY_ACCESS_GROUPS"] = nil
@@ -83,7 +83,7 @@ final class AgentHarness: @unchecked Sendable {
     ///   - agentEnvironment: Added to the agent's environment only (not the clients'), e.g.
     ///     `DBUS_SYSTEM_BUS_ADDRESS`.
     ///   - beforeAgent: Runs with the clients' environment once the keychain exists, before the agent starts.
-    init(
+    public init(
         arguments: [String] = [],
         socketActivated: Bool = false,
         keychainExists: Bool = true,
@@ -166,7 +166,7 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Runs the built `latchkey` as a client of the agent (`extra` is merged into the environment).
-    func latchkey(
+    public func latchkey(
         _ arguments: [String],
         input: String? = nil,
         extra: [String: String] = [:],
@@ -181,7 +181,7 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Runs another executable (a renamed copy of `latchkey`) as a client of the agent.
-    func run(
+    public func run(
         _ executable: String,
         _ arguments: [String],
         extra: [String: String] = [:],
@@ -196,7 +196,7 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// Unlocks the agent with the keychain's passphrase through `latchkey unlock --passphrase-stdin`.
-    func unlock(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    public func unlock(sourceLocation: SourceLocation = #_sourceLocation) throws {
         let unlocked = try latchkey(
             ["unlock", "--passphrase-stdin"],
             input: Self.passphrase,
@@ -206,7 +206,7 @@ final class AgentHarness: @unchecked Sendable {
     }
 
     /// A copy of the built `latchkey` under another file name (so another executable identity).
-    func copyOfLatchkey(named name: String) throws -> String {
+    public func copyOfLatchkey(named name: String) throws -> String {
         let path = keychain.directory + "/" + name
         try FileManager.default.copyItem(atPath: BuiltExecutable.latchkey, toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
@@ -216,14 +216,14 @@ final class AgentHarness: @unchecked Sendable {
     /// Stops the agent with SIGTERM and waits for it to exit (under socket activation, for its Python parent,
     /// which exits with the agent's status).
     @discardableResult
-    func stop() -> ChildProcess.Finished {
+    public func stop() -> ChildProcess.Finished {
         if let activatedProcess { kill(activatedProcess, SIGTERM) } else { agent.kill(SIGTERM) }
         return agent.waitForExit(timeout: 60)
     }
 }
 
 /// Why an `AgentHarness` could not be made.
-enum AgentHarnessError: Error {
+public enum AgentHarnessError: Error {
     /// The agent exited or said nothing instead of its "ready" line.
     case notReady
 }

@@ -16,7 +16,7 @@ struct SwappedBlobTests {
     ) throws -> (id: String, persistref: String, blobs: [String]) {
         let selected = (["id", "hex(persistref)"] + columns.map { "hex(\($0))" }).joined(separator: ", ")
         let hex = persistref.map { String(format: "%02X", $0) }.joined()
-        let output = try ReliabilityTests.sqlite3(
+        let output = try SQLiteShell.run(
             database,
             "SELECT \(selected) FROM \(table) WHERE persistref = X'\(hex)'"
         )
@@ -49,7 +49,7 @@ struct SwappedBlobTests {
             columns: columns
         )
         let bob = try Self.row(keychain.path, table: "genp", persistref: #require(persistrefs["bob"]), columns: columns)
-        _ = try ReliabilityTests.sqlite3(
+        _ = try SQLiteShell.run(
             keychain.path,
             "BEGIN; "
                 + Self.assignment(table: "genp", id: alice.id, columns: columns, blobs: bob.blobs)
@@ -182,7 +182,7 @@ struct SwappedBlobTests {
             persistref: internet.persistentReference.suffix(16),
             columns: columns
         )
-        _ = try ReliabilityTests.sqlite3(
+        _ = try SQLiteShell.run(
             keychain.path,
             "BEGIN; "
                 + Self.assignment(table: "genp", id: genericRow.id, columns: columns, blobs: internetRow.blobs)
@@ -231,7 +231,7 @@ struct SwappedBlobTests {
             columns: columns
         )
         let target = try Self.row(keychain.path, table: "genp", persistref: #require(persistrefs["bob"]), columns: [])
-        _ = try ReliabilityTests.sqlite3(
+        _ = try SQLiteShell.run(
             keychain.path,
             Self.assignment(table: "genp", id: target.id, columns: columns, blobs: source.blobs)
         )

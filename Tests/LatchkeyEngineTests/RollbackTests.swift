@@ -227,13 +227,13 @@ struct RollbackTests {
     /// The issue's reproduction, through the built CLI and the sqlite3 shell: save one item's stored blobs,
     /// update the item, write the old blobs back; the CLI must not print the old secret as current.
     @Test func theCLIRefusesARowWrittenBackWithSqlite3AndAcceptsItOnlyWhenAsked() throws {
-        let fixture = try ReliabilityTests.Fixture()
+        let fixture = try KeyFileFixture()
         for (account, secret) in [("alice", "one"), ("bob", "bob-secret")] {
             let added = try fixture.latchkey(["add-generic-password", "-s", "s", "-a", account, "-w", secret])
             try #require(added.status == 0, "\(added.stderr)")
         }
         let columns = "pk, kc, agrp, sync, tomb, acct, svce, itemkey, attrs, secret"
-        let saved = try ReliabilityTests.sqlite3(
+        let saved = try SQLiteShell.run(
             fixture.keychain,
             "SELECT \(columns.split(separator: ",").map { "quote(\($0.trimmingCharacters(in: .whitespaces)))" }.joined(separator: " || ',' || ")) FROM genp WHERE id = 1"
         ).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -242,7 +242,7 @@ struct RollbackTests {
         let values = saved.split(separator: ",").map(String.init)
         let assignments = zip(columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, values)
             .map { "\($0) = \($1)" }.joined(separator: ", ")
-        _ = try ReliabilityTests.sqlite3(fixture.keychain, "UPDATE genp SET \(assignments) WHERE id = 1")
+        _ = try SQLiteShell.run(fixture.keychain, "UPDATE genp SET \(assignments) WHERE id = 1")
 
         let found = try fixture.latchkey(["find-generic-password", "-s", "s", "-a", "alice", "-w"])
         #expect(found.status == 1, "\(found.stdout) \(found.stderr)")

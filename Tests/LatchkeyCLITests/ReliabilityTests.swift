@@ -10,63 +10,11 @@ import LatchkeyTesting
 /// The first-use, input, backup and file paths of the built `latchkey` under races, bad input, damage and a
 /// full disk (issue 14, findings 1–5). Every keychain here is unlocked by a key file (`LATCHKEY_KEY_FILE`).
 struct ReliabilityTests {
-    /// A keychain path, key file and device secret in a private temporary directory; nothing exists until a
-    /// command creates it, except the key file.
-    final class Fixture: @unchecked Sendable {
-        // SAFETY: every stored property is an immutable value; the class exists for `deinit` cleanup.
-        let scratch = TemporaryKeychain(accessGroups: ["com.example.app"])
-        let keyFile: String
-        let deviceSecret: String
-
-        /// - Parameter deviceSecret: The device secret's path under the directory (its parent may not exist).
-        init(deviceSecret: String = "state/device-secret") throws {
-            keyFile = scratch.directory + "/unlock.key"
-            self.deviceSecret = scratch.directory + "/" + deviceSecret
-            let hex = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-            try #require(FileManager.default.createFile(atPath: keyFile, contents: Data(hex.utf8)))
-            try #require(chmod(keyFile, 0o600) == 0)
-        }
-
-        var directory: String { scratch.directory }
-        var keychain: String { scratch.path }
-
-        /// The environment of a child `latchkey` using this fixture's key file, keychain and device secret.
-        var environment: [String: String] {
-            var environment = CLIRunner.environment(
-                scratch,
-                extra: ["LATCHKEY_KEY_FILE": keyFile, "LATCHKEY_DEVICE_SECRET": deviceSecret]
-            )
-            environment["LATCHKEY_PASSPHRASE"] = nil
-            return environment
-        }
-
-        func latchkey(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
-            try CLIRunner.latchkey(arguments, environment: environment, input: input)
-        }
-
-        /// The names in the fixture's directory that start with `prefix`.
-        func entries(startingWith prefix: String) throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(prefix) }.sorted()
-        }
-    }
-
-    /// The Debian `sqlite3` shell, which the damage tests use to alter stored rows.
-    static func sqlite3(_ database: String, _ sql: String) throws -> String {
-        let executable = "/usr/bin/sqlite3"
-        try #require(
-            FileManager.default.isExecutableFile(atPath: executable),
-            "the sqlite3 shell is needed: apt-get install -y sqlite3"
-        )
-        let result = try CLIRunner.run(executable, [database, sql], environment: [:])
-        try #require(result.status == 0, "sqlite3 \(sql): \(result.stderr)")
-        return result.stdout
-    }
-
     // MARK: 1. Device secret
 
     @Test(arguments: [0, 5, 31, 33])
     func aDamagedDeviceSecretIsAnErrorThatSaysWhatToDoAndCreatesNoKeychain(length: Int) throws {
-        let fixture = try Fixture(deviceSecret: "device-secret")
+        let fixture = try KeyFileFixture(deviceSecret: "device-secret")
         let damaged = Data(repeating: 0x41, count: length)
         try #require(FileManager.default.createFile(atPath: fixture.deviceSecret, contents: damaged))
         try #require(chmod(fixture.deviceSecret, 0o600) == 0)
@@ -84,7 +32,7 @@ struct ReliabilityTests {
     }
 
     @Test func aDeviceSecretDamagedAfterCreationIsReportedNotTakenForAnotherMachine() throws {
-        let fixture = try Fixture()
+        let fixture = try KeyFileFixture()
         let added = try fixture.latchkey([
             "add-generic-password", "-s", "svc", "-a", "acct", "-w", "one", "--accessible",
             "when-unlocked-this-device-only",
@@ -99,7 +47,7 @@ struct ReliabilityTests {
 
     @Test func fourProcessesRacingFirstUseAllGetTheDeviceKey() throws {
         for trial in 0..<24 {
-            let fixture = try Fixture()
+            let fixture = try KeyFileFixture()
             let children = try (0..<4).map { index in
                 try BuiltExecutable.spawn(
                     [
@@ -136,7 +84,7 @@ struct ReliabilityTests {
     // MARK: 2. Invalid UTF-8 arguments
 
     /// Runs the built `latchkey` through `/bin/sh` with `script`, in which `"$L"` is the binary.
-    static func shell(_ script: String, _ fixture: Fixture) throws -> CLIRunner.Result {
+    static func shell(_ script: String, _ fixture: KeyFileFixture) throws -> CLIRunner.Result {
         try CLIRunner.run(
             "/bin/sh",
             ["-c", "L=\"$0\"; " + script, BuiltExecutable.latchkey],
@@ -145,7 +93,7 @@ struct ReliabilityTests {
     }
 
     @Test func argumentsThatAreNotUTF8AreAUsageErrorAndNeverAliasEachOther() throws {
-        let fixture = try Fixture()
+        let fixture = try KeyFileFixture()
         let first = try Self.shell("exec \"$L\" add-generic-password -s s -a \"$(printf '\\377')\" -w one", fixture)
         #expect(first.status == 64, "\(first.stderr)")
         #expect(first.stderr.contains("argument 5") && first.stderr.contains("UTF-8"), "\(first.stderr)")
@@ -171,20 +119,26 @@ struct ReliabilityTests {
 
     /// A keychain of three generic passwords whose second one has one byte of its stored secret flipped;
     /// returns the fixture and the damaged item's persistent reference in lowercase hex.
-    static func keychainWithADamagedItem() throws -> (Fixture, String) {
-        let fixture = try Fixture()
+    static func keychainWithADamagedItem() throws -> (KeyFileFixture, String) {
+        let fixture = try KeyFileFixture()
         for name in ["alice", "bob", "carol"] {
             let added = try fixture.latchkey(["add-generic-password", "-s", "svc", "-a", name, "-w", "\(name)-secret"])
             try #require(added.status == 0, "\(added.stderr)")
         }
-        let rows = try sqlite3(fixture.keychain, "SELECT id, hex(persistref), hex(secret) FROM genp ORDER BY id")
-            .split(separator: "\n").map { $0.split(separator: "|").map(String.init) }
+        let rows = try SQLiteShell.run(
+            fixture.keychain,
+            "SELECT id, hex(persistref), hex(secret) FROM genp ORDER BY id"
+        )
+        .split(separator: "\n").map { $0.split(separator: "|").map(String.init) }
         try #require(rows.count == 3 && rows[1].count == 3, "\(rows)")
         var secret = Array(rows[1][2])
         let position = secret.count / 2
         let nibble = try #require(Int(String(secret[position]), radix: 16))
         secret[position] = Character(String(nibble ^ 1, radix: 16, uppercase: true))
-        _ = try sqlite3(fixture.keychain, "UPDATE genp SET secret = X'\(String(secret))' WHERE id = \(rows[1][0])")
+        _ = try SQLiteShell.run(
+            fixture.keychain,
+            "UPDATE genp SET secret = X'\(String(secret))' WHERE id = \(rows[1][0])"
+        )
         return (fixture, "67656e70" + rows[1][1].lowercased())
     }
 
@@ -245,8 +199,8 @@ struct ReliabilityTests {
     // MARK: 4. Foreign files
 
     @Test func anotherProgramsDatabaseIsRefusedAndLeftByteForByteUnchanged() throws {
-        let fixture = try Fixture()
-        _ = try Self.sqlite3(fixture.keychain, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x');")
+        let fixture = try KeyFileFixture()
+        _ = try SQLiteShell.run(fixture.keychain, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x');")
         try #require(chmod(fixture.keychain, 0o600) == 0)
         let before = try #require(FileManager.default.contents(atPath: fixture.keychain))
         #expect(Array(before[18...19]) == [1, 1], "a rollback-journal database")
@@ -266,7 +220,7 @@ struct ReliabilityTests {
         ("abc", "abc"), ("\r", "\r"),
     ])
     func passwordStdinDropsOneTrailingLFOrCRLFAndNothingElse(input: String, stored: String) throws {
-        let fixture = try Fixture()
+        let fixture = try KeyFileFixture()
         let added = try fixture.latchkey(["add-generic-password", "-s", "svc", "--password-stdin"], input: input)
         #expect(added.status == 0, "\(added.stderr)")
         let found = try fixture.latchkey(["find-generic-password", "-s", "svc", "-w"])
@@ -308,7 +262,7 @@ struct ReliabilityTests {
 
     @Test func aKilledCreateKeychainLeavesNoTemporaryFilesOnceCreationIsRetried() throws {
         for round in 0..<3 {
-            let fixture = try Fixture()
+            let fixture = try KeyFileFixture()
             var environment = fixture.environment
             environment["LATCHKEY_KEY_FILE"] = nil
             // The standard scrypt cost keeps the creation (and its temporary file) alive long enough to be killed.
@@ -345,7 +299,7 @@ struct ReliabilityTests {
 
     @Test func aReadOnAFullDiskStillReadsAfterACheckpointRemovedTheJournalFiles() throws {
         try #require(geteuid() == 0, "mounting the small tmpfs needs root")
-        let fixture = try Fixture()
+        let fixture = try KeyFileFixture()
         let mountPoint = fixture.directory + "/small"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
         let mounted = try Self.mountCommand(
@@ -366,7 +320,7 @@ struct ReliabilityTests {
             environment: environment
         )
         try #require(added.status == 0, "\(added.stderr)")
-        _ = try Self.sqlite3(mountPoint + "/full.keychain-db", "PRAGMA wal_checkpoint(TRUNCATE);")
+        _ = try SQLiteShell.run(mountPoint + "/full.keychain-db", "PRAGMA wal_checkpoint(TRUNCATE);")
         let journals = try FileManager.default.contentsOfDirectory(atPath: mountPoint).filter {
             $0.hasSuffix("-wal") || $0.hasSuffix("-shm")
         }

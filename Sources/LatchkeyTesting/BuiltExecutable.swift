@@ -1,11 +1,10 @@
 import Foundation
 import Latchkey
-import LatchkeyTesting
 
 /// Locates and runs the `latchkey` executable built next to the test bundle.
-enum BuiltExecutable {
+public enum BuiltExecutable {
     /// The path of the built `latchkey` binary (same build directory as the tests).
-    static var latchkey: String {
+    public static var latchkey: String {
         let bundle = Bundle.main.bundlePath
         var directory = URL(fileURLWithPath: bundle)
         for _ in 0..<4 {
@@ -26,13 +25,16 @@ enum BuiltExecutable {
     }
 
     /// The access group the agent gives the built `latchkey`: its resolved absolute path.
-    static var latchkeyGroup: String { AgentLocation.canonical(latchkey) }
+    public static var latchkeyGroup: String { AgentLocation.canonical(latchkey) }
 
     /// The result of a finished process.
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Output {
+        /// The exit status.
+        public var status: Int32
+        /// Everything written to standard output.
+        public var stdout: String
+        /// Everything written to standard error.
+        public var stderr: String
     }
 
     /// Starts `latchkey` (or `executable`, e.g. `setpriv` wrapping it) without waiting for it.
@@ -43,7 +45,7 @@ enum BuiltExecutable {
     ///   - input: Written on the child's standard input, which is then closed (a pipe, never a terminal).
     ///   - executable: The program to run; `nil` for the built `latchkey`.
     /// - Returns: The running child, whose output is collected as it arrives.
-    static func spawn(
+    public static func spawn(
         _ arguments: [String],
         environment: [String: String],
         input: String? = nil,
@@ -58,7 +60,11 @@ enum BuiltExecutable {
     }
 
     /// Runs `latchkey` with `arguments`, feeding `input` on standard input, and waits for it.
-    static func run(_ arguments: [String], environment: [String: String], input: String? = nil) throws -> Output {
+    public static func run(
+        _ arguments: [String],
+        environment: [String: String],
+        input: String? = nil
+    ) throws -> Output {
         let finished = try spawn(arguments, environment: environment, input: input).waitForExit(timeout: nil)
         return Output(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
     }

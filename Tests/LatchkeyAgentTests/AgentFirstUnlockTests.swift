@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 /// An agent started with no keychain (a first login, by socket or D-Bus activation) waits locked, and the
