@@ -90,11 +90,17 @@ let package = Package(
         // The shims: nothing of Latchkey's depends on them but SecurityCompileTests.
         .target(name: "Security", dependencies: ["LatchkeySecurity"], swiftSettings: strict),
         .target(name: "LocalAuthentication", dependencies: ["LatchkeyLocalAuthentication"], swiftSettings: strict),
-        // Test helpers, once: temporary keychains, clocks, peers, and the harnesses several test targets share
-        // (the agent, the Secret Service, the CLI). Those drive the built `latchkey`, so `Latchkey` is enough.
+        // Test helpers for users' tests and ours, once: temporary keychains, clocks, child processes, peers.
         .target(
             name: "LatchkeyTesting",
             dependencies: ["Latchkey"],
+            swiftSettings: strict
+        ),
+        // This package's own test harnesses, shared by several test targets and not a product: they drive the
+        // built `latchkey` (the agent, the Secret Service on a private bus, the CLI), so `Latchkey` is enough.
+        .target(
+            name: "LatchkeyTestHarness",
+            dependencies: ["Latchkey", "LatchkeyTesting"],
             swiftSettings: strict
         ),
         .target(name: "CLatchkeyAgent"),
@@ -166,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyEngineTests",
             dependencies: [
-                "LatchkeyEngine", "Latchkey", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
+                "LatchkeyEngine", "Latchkey", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting", "LatchkeyTestHarness",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -175,14 +181,14 @@ let package = Package(
         // The operation API, its wire codec and the typed `Keychain` API.
         .testTarget(
             name: "LatchkeyTests",
-            dependencies: ["Latchkey", "LatchkeyEngine", "LatchkeyTesting"],
+            dependencies: ["Latchkey", "LatchkeyEngine", "LatchkeyTesting", "LatchkeyTestHarness"],
             swiftSettings: strict
         ),
         // The agent, through the built `latchkey` and its socket.
         .testTarget(
             name: "LatchkeyAgentTests",
             dependencies: [
-                "LatchkeyAgent", "Latchkey", "LatchkeyEngine", "LatchkeyTesting",
+                "LatchkeyAgent", "Latchkey", "LatchkeyEngine", "LatchkeyTesting", "LatchkeyTestHarness",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
@@ -191,13 +197,13 @@ let package = Package(
         .testTarget(
             name: "LatchkeySecretServiceTests",
             dependencies: [
-                "LatchkeySecretService", "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyTesting",
+                "LatchkeySecretService", "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyTesting", "LatchkeyTestHarness",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
         // The `latchkey` executable: its tests run the built binary.
-        .testTarget(name: "LatchkeyCLITests", dependencies: ["Latchkey", "LatchkeyTesting"], swiftSettings: strict),
+        .testTarget(name: "LatchkeyCLITests", dependencies: ["Latchkey", "LatchkeyTesting", "LatchkeyTestHarness"], swiftSettings: strict),
         .testTarget(
             name: "SecurityTests",
             dependencies: ["LatchkeySecurity", "LatchkeyLocalAuthentication", "Latchkey", "LatchkeyTesting"],

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Latchkey
+import LatchkeyTestHarness
 import LatchkeyTesting
 import Synchronization
 import Testing

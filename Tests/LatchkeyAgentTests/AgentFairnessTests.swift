@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Latchkey
 import LatchkeyAgent
+import LatchkeyTestHarness
 import Testing
 
 #if canImport(Glibc)

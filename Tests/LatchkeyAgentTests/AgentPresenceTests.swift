@@ -1,6 +1,7 @@
 import Foundation
 import Latchkey
 import LatchkeyAgent
+import LatchkeyTestHarness
 import LatchkeyTesting
 import Testing
 
@@ -125,11 +126,13 @@ struct AgentPresenceTests {
     }
 
     @Test func aPromptWithoutAnAnswerTimesOutAsACancel() throws {
-        let setup = try Setup(promptTimeout: 0.5)
+        // Long enough for the scripted pinentry to start and log GETPIN on a loaded machine (at 0.5 s the agent
+        // sometimes gave up before the script had read its first command), short enough to keep the test quick.
+        let setup = try Setup(promptTimeout: 3)
         setup.pinentry.answer(["HANG"])
         expectKeychainError(.userCanceled, "no answer") { _ = try setup.read() }
         #expect(setup.pinentry.commands(named: "GETPIN").count == 1)
-        #expect(setup.pinentry.commands(named: "SETTIMEOUT") == ["SETTIMEOUT 1"])
+        #expect(setup.pinentry.commands(named: "SETTIMEOUT") == ["SETTIMEOUT 3"])
     }
 
     @Test func theCLIReadsAProtectedItemThroughTheAgentsPrompterAndThePassphraseIsNeverLogged() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Latchkey
 import LatchkeyAgent
+import LatchkeyTestHarness
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTestHarness
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Latchkey
+import LatchkeyTestHarness
 import LatchkeyTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LatchkeyStorage
+import LatchkeyTestHarness
 import LatchkeyTesting
 import Testing
 

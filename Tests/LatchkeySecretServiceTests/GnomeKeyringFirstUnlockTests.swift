@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTestHarness
 import LatchkeyTesting
 import Testing
 

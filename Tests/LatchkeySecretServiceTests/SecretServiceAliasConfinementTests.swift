@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTestHarness
 import Testing
 
 @testable import LatchkeySecretService

@@ -1,6 +1,7 @@
 import Foundation
 import Latchkey
 import LatchkeyAgent
+import LatchkeyTestHarness
 import LatchkeyTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Latchkey
+import LatchkeyTestHarness
 import Testing
 
 @testable import LatchkeySecretService

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTestHarness
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyCrypto
+import LatchkeyTestHarness
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 #if canImport(Glibc)
@@ -53,22 +54,13 @@ public final class SecretServiceHarness: @unchecked Sendable {
         keychain = TemporaryKeychain()
         pinentry = try ScriptedPinentry(directory: keychain.directory, sourceLocation: sourceLocation)
         let runtimeDirectory = keychain.directory + "/run"
-        var environment: [String: String]
-        if keychainExists {
-            environment = try AgentHarness.createKeychain(
-                keychain,
-                runtimeDirectory: runtimeDirectory,
-                passphrase: Self.passphrase,
-                sourceLocation: sourceLocation
-            )
-        } else {
-            try FileManager.default.createDirectory(
-                atPath: runtimeDirectory + "/latchkey",
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-            environment = AgentHarness.clientEnvironment(keychain, runtimeDirectory: runtimeDirectory)
-        }
+        var environment = try AgentHarness.prepare(
+            keychain,
+            runtimeDirectory: runtimeDirectory,
+            keychainExists: keychainExists,
+            passphrase: Self.passphrase,
+            sourceLocation: sourceLocation
+        )
         bus = try BuiltExecutable.spawn(
             ["--session", "--print-address=1", "--nofork"],
             environment: environment,

@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 import Testing
 
 #if canImport(Glibc)
@@ -61,6 +62,32 @@ public final class AgentHarness: @unchecked Sendable {
         return environment
     }
 
+    /// Prepares what an agent starts on: `keychain` created with `passphrase` (`createKeychain`) when
+    /// `keychainExists`, else only the agent's runtime directory (0700), so that the agent waits for the first
+    /// unlock; returns the environment of clients and agents (`clientEnvironment`).
+    public static func prepare(
+        _ keychain: TemporaryKeychain,
+        runtimeDirectory: String,
+        keychainExists: Bool,
+        passphrase: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [String: String] {
+        guard keychainExists else {
+            try FileManager.default.createDirectory(
+                atPath: runtimeDirectory + "/latchkey",
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            return clientEnvironment(keychain, runtimeDirectory: runtimeDirectory)
+        }
+        return try createKeychain(
+            keychain,
+            runtimeDirectory: runtimeDirectory,
+            passphrase: passphrase,
+            sourceLocation: sourceLocation
+        )
+    }
+
     /// The environment of clients and agents on `keychain`: no passphrase, key file, access groups or agent
     /// mode.
     public static func clientEnvironment(_ keychain: TemporaryKeychain, runtimeDirectory: String) -> [String: String] {
@@ -95,22 +122,13 @@ public final class AgentHarness: @unchecked Sendable {
         self.socketActivated = socketActivated
         runtimeDirectory = keychain.directory + "/run"
         socketPath = runtimeDirectory + "/latchkey/agent.sock"
-        let environment: [String: String]
-        if keychainExists {
-            environment = try Self.createKeychain(
-                keychain,
-                runtimeDirectory: runtimeDirectory,
-                passphrase: Self.passphrase,
-                sourceLocation: sourceLocation
-            )
-        } else {
-            try FileManager.default.createDirectory(
-                atPath: runtimeDirectory + "/latchkey",
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-            environment = Self.clientEnvironment(keychain, runtimeDirectory: runtimeDirectory)
-        }
+        let environment = try Self.prepare(
+            keychain,
+            runtimeDirectory: runtimeDirectory,
+            keychainExists: keychainExists,
+            passphrase: Self.passphrase,
+            sourceLocation: sourceLocation
+        )
         self.environment = environment
         try beforeAgent?(environment)
         let agentsEnvironment = environment.merging(agentEnvironment) { _, new in new }

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTesting
 import Synchronization
 import Testing
 

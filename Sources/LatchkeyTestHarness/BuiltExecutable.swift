@@ -1,5 +1,6 @@
 import Foundation
 import Latchkey
+import LatchkeyTesting
 
 /// Locates and runs the `latchkey` executable built next to the test bundle.
 public enum BuiltExecutable {

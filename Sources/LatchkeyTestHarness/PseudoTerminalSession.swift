@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTesting
 
 #if canImport(Glibc)
 import Glibc
