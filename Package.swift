@@ -172,7 +172,8 @@ let package = Package(
         .testTarget(
             name: "LatchkeyEngineTests",
             dependencies: [
-                "LatchkeyEngine", "Latchkey", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting", "LatchkeyTestHarness",
+                "LatchkeyEngine", "Latchkey", "LatchkeyCrypto", "LatchkeyStorage", "LatchkeyTesting",
+                "LatchkeyTestHarness",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -197,13 +198,18 @@ let package = Package(
         .testTarget(
             name: "LatchkeySecretServiceTests",
             dependencies: [
-                "LatchkeySecretService", "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyTesting", "LatchkeyTestHarness",
+                "LatchkeySecretService", "Latchkey", "LatchkeyAgent", "LatchkeyCrypto", "LatchkeyTesting",
+                "LatchkeyTestHarness",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
         // The `latchkey` executable: its tests run the built binary.
-        .testTarget(name: "LatchkeyCLITests", dependencies: ["Latchkey", "LatchkeyTesting", "LatchkeyTestHarness"], swiftSettings: strict),
+        .testTarget(
+            name: "LatchkeyCLITests",
+            dependencies: ["Latchkey", "LatchkeyTesting", "LatchkeyTestHarness"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SecurityTests",
             dependencies: ["LatchkeySecurity", "LatchkeyLocalAuthentication", "Latchkey", "LatchkeyTesting"],
