@@ -43,7 +43,10 @@ let package = Package(
         ),
         .target(
             name: "LatchkeyStorage",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            // GRDBSQLite: the SQLite C API of the library GRDB links (point reads and safety checks use it).
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         // The engine: the item store, its keys, the item schema and the row ledger; the only write path
@@ -139,7 +142,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "latchkey-bench",
-            dependencies: ["Latchkey", "LatchkeyTokens", "LatchkeySecurity"],
+            dependencies: [
+                "Latchkey", "LatchkeyTokens", "LatchkeySecurity", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .target(
