@@ -52,18 +52,7 @@ package enum AEAD {
     ///
     /// - Throws: `CryptoError.malformedCiphertext` when too short, `.authenticationFailure` when it does not verify.
     package static func open(_ sealed: Data, key: SymmetricKey, context: Data) throws(CryptoError) -> Data {
-        guard sealed.count >= overhead else { throw .malformedCiphertext }
-        let box: AES.GCM.SealedBox
-        do {
-            box = try AES.GCM.SealedBox(combined: sealed)
-        } catch {
-            throw .malformedCiphertext
-        }
-        do {
-            return try AES.GCM.open(box, using: key, authenticating: context)
-        } catch {
-            throw .authenticationFailure
-        }
+        try openBox(sealed, key: key, context: context)
     }
 
     /// The same as `open(_:key:context:)`, with the context in a caller's buffer (assembled on the stack
@@ -75,24 +64,24 @@ package enum AEAD {
         key: SymmetricKey,
         context: UnsafeRawBufferPointer
     ) throws(CryptoError) -> Data {
-        guard sealed.count >= overhead else { throw .malformedCiphertext }
-        let box: AES.GCM.SealedBox
-        do {
-            box = try AES.GCM.SealedBox(combined: sealed)
-        } catch {
-            throw .malformedCiphertext
-        }
-        do {
-            return try AES.GCM.open(box, using: key, authenticating: context)
-        } catch {
-            throw .authenticationFailure
-        }
+        try openBox(sealed, key: key, context: context)
     }
 
     /// Verifies and decrypts a box made by `seal` with the same key and context.
     ///
     /// - Throws: `CryptoError.malformedCiphertext` when too short, `.authenticationFailure` when it does not verify.
     package static func open(
+        _ sealed: some DataProtocol,
+        key: SymmetricKey,
+        context: some DataProtocol
+    ) throws(CryptoError) -> Data {
+        try openBox(sealed, key: key, context: context)
+    }
+
+    /// The one body of the `open` overloads, inlined into each so that swift-crypto's generic code is
+    /// specialised for the caller's concrete types.
+    @inline(__always)
+    private static func openBox(
         _ sealed: some DataProtocol,
         key: SymmetricKey,
         context: some DataProtocol
