@@ -49,19 +49,20 @@ final class PostgresServer: Sendable {
         _ body: @Sendable (PostgresServer, PostgresClient) async throws -> Result
     ) async throws -> Result {
         let server = try await start(sourceLocation: sourceLocation)
+        let result: Result
         do {
             let client = PostgresClient(configuration: server.clientConfiguration(), backgroundLogger: server.logger)
-            let result = try await withThrowingTaskGroup(of: Void.self) { group in
+            result = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
                 return try await body(server, client)
             }
-            try await server.stop()
-            return result
         } catch {
-            try? await server.stop()
+            try? await server.stop()  // the body's failure is the one to report
             throw error
         }
+        try await server.stop()
+        return result
     }
 
     /// The configuration of a client of database `database` over the socket, as the `postgres` role
@@ -91,16 +92,21 @@ final class PostgresServer: Sendable {
 
     /// Runs `tool` of the server's binaries as the server's user and returns how it ended.
     func run(_ tool: String, _ arguments: [String], timeout: TimeInterval = 120) async throws -> ChildProcess.Finished {
+        let child = try launch(tool, arguments)
+        let status = await child.exitStatus(timeout: timeout)
+        if status == nil { child.kill() }
+        return child.waitForExit(timeout: 30)
+    }
+
+    /// Starts `tool` of the server's binaries as the server's user, in the C locale, without libpq's variables.
+    private func launch(_ tool: String, _ arguments: [String]) throws -> ChildProcess {
         let command = asServerUser + [binaries + "/" + tool] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LC_ALL"] = "C"
         for name in ["PGDATA", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGPASSWORD"] {
             environment[name] = nil
         }
-        let child = try ChildProcess(command[0], Array(command.dropFirst()), environment: environment)
-        let status = await child.exitStatus(timeout: timeout)
-        if status == nil { child.kill() }
-        return child.waitForExit(timeout: 30)
+        return try ChildProcess(command[0], Array(command.dropFirst()), environment: environment)
     }
 
     /// `pg_dump` of the `postgres` database, as SQL text.
@@ -177,14 +183,18 @@ final class PostgresServer: Sendable {
         try configuration.seekToEnd()
         try configuration.write(contentsOf: Data(settings.utf8))
         try configuration.close()
-        let start = try await run(
+        // Foundation learns of a child's exit through a socket the child inherits, and the server pg_ctl starts
+        // inherits it too: pg_ctl's exit is reported only once the server stops. So wait for what `pg_ctl -w`
+        // prints when the server is ready; its output ends when it exits (the server keeps neither stream).
+        let starting = try launch(
             "pg_ctl",
             ["--pgdata", data, "--log", directory + "/server.log", "-w", "-t", "120", "start"]
         )
-        let log = start.status == 0 ? "" : (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8))
+        let started = await starting.line(on: .output, timeout: 150) { $0.contains("server started") }
+        let log = started != nil ? "" : (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8))
         try #require(
-            start.status == 0,
-            "pg_ctl start failed: \(start.stderr)\n\(log ?? "")",
+            started != nil,
+            "pg_ctl start failed: \(starting.errorText)\n\(log ?? "")",
             sourceLocation: sourceLocation
         )
     }
