@@ -136,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "Latchkey", "LatchkeyAgent", "LatchkeySecretService", "LatchkeySecurity",
+                "Latchkey", "LatchkeyAgent", "LatchkeySecretService", "LatchkeySecurity", "LatchkeySync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -144,7 +144,8 @@ let package = Package(
         .executableTarget(
             name: "latchkey-bench",
             dependencies: [
-                "Latchkey", "LatchkeyTokens", "LatchkeySecurity", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "Latchkey", "LatchkeyTokens", "LatchkeySecurity", "LatchkeySync",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -188,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeySyncTests",
             dependencies: [
-                "LatchkeySync", "Latchkey", "LatchkeyTesting",
+                "LatchkeySync", "Latchkey", "LatchkeyTesting", "LatchkeyTestHarness",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

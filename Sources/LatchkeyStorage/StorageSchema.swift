@@ -76,6 +76,26 @@ enum StorageSchema {
                 )
             }
         }
+        migrator.registerMigration("v5") { db in
+            // Sync (docs/sync.md §9): the outbox of synchronizable items changed here and not yet sent, written
+            // in the item's own transaction; the version of each synced row this machine holds, with the
+            // sealed row it is sending; and the bounded history of conflicts it lost or won. Nothing here is
+            // secret: references, versions, clock readings and rows sealed under the sync key. Older builds
+            // open the file unchanged; their writes skip the outbox (`latchkey sync now` after an older build
+            // wrote finds them when it sends everything again, docs/sync.md).
+            try db.execute(
+                sql: """
+                    CREATE TABLE sync_outbox (
+                        tbl TEXT NOT NULL, persistref BLOB NOT NULL, ms INTEGER NOT NULL, counter INTEGER NOT NULL,
+                        PRIMARY KEY (tbl, persistref)) WITHOUT ROWID;
+                    CREATE TABLE sync_rows (
+                        row_id BLOB PRIMARY KEY NOT NULL, version INTEGER NOT NULL, pending BLOB) WITHOUT ROWID;
+                    CREATE TABLE sync_history (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, row_id BLOB NOT NULL, recorded_ms INTEGER NOT NULL,
+                        entry BLOB NOT NULL);
+                    """
+            )
+        }
         return migrator
     }
 

@@ -28,6 +28,8 @@ package enum SyncError: Error, Sendable, Equatable {
     /// The sync server could not be reached or refused a statement (PostgreSQL's SQLSTATE and message,
     /// never a bound value).
     case server(String)
+    /// The server refused what this machine asked (an unknown or used-up secret, a removed machine).
+    case refused(String)
 
     /// The error a user sees: what happened in their terms, the next step, and the `OSStatus` code.
     package var keychainError: KeychainError {
@@ -79,6 +81,8 @@ package enum SyncError: Error, Sendable, Equatable {
                     + "\(serverVersion.map(String.init) ?? "none")). Pull the newer version and merge before "
                     + "pushing again."
             )
+        case .refused(let reason):
+            KeychainError(.authFailed, "The sync server refused: \(reason).")
         case .server(let detail):
             KeychainError(
                 .notAvailable,

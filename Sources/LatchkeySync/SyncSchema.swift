@@ -65,7 +65,25 @@ public enum SyncSchema {
                 """,
                 "CREATE INDEX latchkey_rows_pull ON latchkey_rows (keychain, xid, row_id)",
             ]
-        )
+        ),
+        SyncMigration(
+            version: 2,
+            statements: [
+                // The sync key wrapped under a recovery or enrollment secret (`SyncSecret`), found by a keyed
+                // hash of the secret: the server holds neither the secret nor the key.
+                """
+                CREATE TABLE latchkey_enrollments (
+                    lookup bytea PRIMARY KEY,
+                    keychain uuid NOT NULL,
+                    kind text NOT NULL CHECK (kind IN ('recovery', 'enrollment')),
+                    wrapped_key bytea NOT NULL,
+                    uses_left integer CHECK (uses_left IS NULL OR uses_left >= 0),
+                    created_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX latchkey_enrollments_keychain ON latchkey_enrollments (keychain, kind)",
+            ]
+        ),
     ]
 
     /// Brings the database `client` reaches to `currentVersion`.

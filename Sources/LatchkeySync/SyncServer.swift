@@ -23,8 +23,8 @@ import PostgresNIO
 /// `Sendable`: a `PostgresClient` and a `Logger`; every call leases its own connection, and blocking never
 /// happens on the caller's executor (postgres-nio runs on its event loops).
 public struct SyncServer: Sendable {
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
 
     /// Makes a client of the sync database `client` reaches.
     ///

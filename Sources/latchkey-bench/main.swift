@@ -56,4 +56,7 @@ func runBenchmarks() -> Int32 {
     }
 }
 
+if CommandLine.arguments.dropFirst().first == "sync" {
+    exit(SyncBenchmarks.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 exit(runBenchmarks())

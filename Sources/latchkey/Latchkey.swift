@@ -37,6 +37,7 @@ struct LatchkeyCommand: ParsableCommand {
             AgentCommand.self, UnlockAgent.self, LockAgent.self, AccessCommand.self,
             Doctor.self,
             PamUnlock.self, PamPasswd.self,
+            SyncCommand.self,
             Debug.self,
         ]
     )

@@ -135,6 +135,7 @@ struct CLIFastPathAgreementTests {
                 option(["-w"])
                 option(["--json"], fast: false)
             }
+            option(["--synchronizable"], fast: false)
             option(["--version"], fast: false)
             option(["-h", "--help"], fast: false)
         }

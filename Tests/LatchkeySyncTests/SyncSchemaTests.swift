@@ -45,7 +45,7 @@ import Testing
 
     @Test func noColumnCanHoldAUsersTextInPlaintext() async throws {
         // Every column is an identifier, a number, a flag, a time, key material or ciphertext: no text but
-        // the machine's state.
+        // the machine's state and the kind of a wrapped key ('recovery' or 'enrollment', both constants).
         try await PostgresServer.with { server, client in
             try await SyncSchema.migrate(client, logger: server.logger)
             let columns = try await client.query(
@@ -55,7 +55,7 @@ import Testing
                 ORDER BY 1, 2
                 """
             ).collect().map { try $0.decode((String, String, String).self) }
-            #expect(columns.map { "\($0.0).\($0.1)" } == ["latchkey_machines.state"])
+            #expect(columns.map { "\($0.0).\($0.1)" } == ["latchkey_enrollments.kind", "latchkey_machines.state"])
         }
     }
 }

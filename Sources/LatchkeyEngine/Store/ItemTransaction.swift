@@ -19,7 +19,7 @@ package final class ItemTransaction {
     /// The row ledger's part of this transaction (`nil` in a format 1 file).
     let ledger: LedgerWrite?
     /// Whether an item changed (the change counter is bumped once, at commit).
-    private(set) var changed = false
+    var changed = false
 
     init(
         store: KeychainStore,
@@ -37,7 +37,7 @@ package final class ItemTransaction {
 
     /// Inserts a row with its search-tag tokens (the same tokens its record seals) and notes it in the
     /// ledger.
-    private func insertRow(_ row: ItemRow, into table: ItemTable, tags: [Data] = []) throws {
+    func insertRow(_ row: ItemRow, into table: ItemTable, tags: [Data] = []) throws {
         var inserted = row
         let id = try writer.insert(row, into: table)
         inserted.id = id
@@ -47,7 +47,7 @@ package final class ItemTransaction {
     }
 
     /// Rewrites a row (its id set) and notes it in the ledger; non-nil `tags` replace its search-tag tokens.
-    private func updateRow(_ row: ItemRow, in table: ItemTable, tags: [Data]? = nil) throws {
+    func updateRow(_ row: ItemRow, in table: ItemTable, tags: [Data]? = nil) throws {
         guard let id = row.id else { preconditionFailure("update needs a row id") }
         try ledger?.willChange(id: id, in: table)
         try writer.update(row, in: table)
@@ -56,7 +56,7 @@ package final class ItemTransaction {
     }
 
     /// Deletes a row and notes it in the ledger.
-    private func deleteRow(id: Int64, from table: ItemTable) throws {
+    func deleteRow(id: Int64, from table: ItemTable) throws {
         try ledger?.willChange(id: id, in: table)
         try writer.delete(id: id, from: table)
         ledger?.deleted(id: id, in: table)
@@ -105,6 +105,7 @@ package final class ItemTransaction {
     {
         let new = try sealNew(itemClass, attributes: attributes, data: data, searchTags: searchTags, carrying: carried)
         try writeReplacing(new.row, in: new.table) { try insertRow(new.row, into: new.table, tags: new.tags.tokens) }
+        try noteSyncChange(new.table, persistref: new.row.persistref, attributes: new.item.attributes)
         changed = true
         return new.item
     }
@@ -132,6 +133,7 @@ package final class ItemTransaction {
             try writeReplacing(new.row, in: new.table) {
                 try insertRow(new.row, into: new.table, tags: new.tags.tokens)
             }
+            try noteSyncChange(new.table, persistref: new.row.persistref, attributes: new.item.attributes)
             changed = true
             return new.item
         } catch {
@@ -192,6 +194,7 @@ package final class ItemTransaction {
             try writeReplacing(new.row, in: new.table) {
                 try insertRow(new.row, into: new.table, tags: new.tags.tokens)
             }
+            try noteSyncChange(new.table, persistref: new.row.persistref, attributes: new.item.attributes)
             changed = true
             return .added
         } catch {
@@ -201,6 +204,7 @@ package final class ItemTransaction {
         let existing = try selectChecked(new.table, RowFilter(primaryKey: new.row.primaryKey))
         if let oldID = existing.first?.id { try deleteRow(id: oldID, from: new.table) }
         try insertRow(new.row, into: new.table, tags: new.tags.tokens)
+        try noteSyncChange(new.table, persistref: new.row.persistref, attributes: new.item.attributes)
         changed = true
         return .replaced
     }
@@ -327,8 +331,11 @@ package final class ItemTransaction {
         try writeReplacing(row, in: plan.table, sparing: batchIDs) {
             try updateRow(row, in: plan.table, tags: newTags?.tokens)
         }
+        try noteSyncChange(plan.table, persistref: row.persistref, attributes: values)
         if item.attributes[.synchronizable]?.numberValue == 1, row.primaryKey != item.row.primaryKey {
-            try insertRow(try tombstone(of: item, plan: plan, fresh: true), into: plan.table)
+            let tombstone = try tombstone(of: item, plan: plan, fresh: true)
+            try insertRow(tombstone, into: plan.table)
+            try noteSyncChange(plan.table, persistref: tombstone.persistref, attributes: item.attributes)
         }
         changed = true
         return FoundItem(
@@ -390,6 +397,7 @@ package final class ItemTransaction {
             tombstone.id = id
             // A tombstone keeps the primary key only: no search tags.
             try updateRow(tombstone, in: plan.table, tags: [])
+            try noteSyncChange(plan.table, persistref: tombstone.persistref, attributes: item.attributes)
         } else {
             try deleteRow(id: id, from: plan.table)
         }

@@ -26,6 +26,7 @@ struct AddGenericPassword: ParsableCommand {
             var arguments = ItemArguments(keychain: keychain.selection, attributes: try match.attributes())
             source.fill(&arguments)
             arguments.accessible = accessibility.accessible
+            arguments.synchronizable = accessibility.synchronizable
             arguments.update = update
             try ItemCommandRun.add(.genericPassword, arguments)
         }
@@ -46,8 +47,8 @@ struct GenericPasswordMatch: ParsableArguments {
     }
 
     /// The query the options describe.
-    func query() throws -> ItemQuery {
-        ItemQuery(.genericPassword, attributes: try attributes())
+    func query(synchronizable: ItemQuery.Synchronizable = .no) throws -> ItemQuery {
+        ItemQuery(.genericPassword, attributes: try attributes(), synchronizable: synchronizable)
     }
 }
 
@@ -61,6 +62,7 @@ struct FindGenericPassword: ParsableCommand {
 
     @OptionGroup var keychain: KeychainOptions
     @OptionGroup var match: GenericPasswordMatch
+    @OptionGroup var synchronizable: SynchronizableScope
     @OptionGroup var show: ShowSecretOptions
     @OptionGroup var output: OutputOptions
 
@@ -68,7 +70,7 @@ struct FindGenericPassword: ParsableCommand {
         try runReportingErrors {
             var arguments = ItemArguments(keychain: keychain.selection, json: output.json)
             show.fill(&arguments)
-            try ItemCommandRun.find(try match.query(), arguments)
+            try ItemCommandRun.find(try match.query(synchronizable: synchronizable.scope), arguments)
         }
     }
 }
@@ -96,12 +98,13 @@ struct DeleteGenericPassword: ParsableCommand {
 
     @OptionGroup var keychain: KeychainOptions
     @OptionGroup var match: GenericPasswordMatch
+    @OptionGroup var synchronizable: SynchronizableScope
     @Flag(name: .customLong("all"), help: "Delete every matching item.") var all = false
 
     func run() throws {
         try runReportingErrors {
             let store = try keychain.service()
-            let count = try store.deleteMatches(try match.query(), all: all)
+            let count = try store.deleteMatches(try match.query(synchronizable: synchronizable.scope), all: all)
             print(count == 1 ? "password has been deleted." : "\(count) passwords have been deleted.")
         }
     }

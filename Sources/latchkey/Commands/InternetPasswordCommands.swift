@@ -58,6 +58,7 @@ struct AddInternetPassword: ParsableCommand {
             var arguments = ItemArguments(keychain: keychain.selection, attributes: try match.attributes())
             source.fill(&arguments)
             arguments.accessible = accessibility.accessible
+            arguments.synchronizable = accessibility.synchronizable
             arguments.update = update
             try ItemCommandRun.add(.internetPassword, arguments)
         }
@@ -75,8 +76,8 @@ struct InternetPasswordMatch: ParsableArguments {
     }
 
     /// The query the options describe; throws as `InternetAttributeOptions.attributes()` does.
-    func query() throws -> ItemQuery {
-        ItemQuery(.internetPassword, attributes: try attributes())
+    func query(synchronizable: ItemQuery.Synchronizable = .no) throws -> ItemQuery {
+        ItemQuery(.internetPassword, attributes: try attributes(), synchronizable: synchronizable)
     }
 }
 
@@ -90,6 +91,7 @@ struct FindInternetPassword: ParsableCommand {
 
     @OptionGroup var keychain: KeychainOptions
     @OptionGroup var match: InternetPasswordMatch
+    @OptionGroup var synchronizable: SynchronizableScope
     @OptionGroup var show: ShowSecretOptions
     @OptionGroup var output: OutputOptions
 
@@ -97,7 +99,7 @@ struct FindInternetPassword: ParsableCommand {
         try runReportingErrors {
             var arguments = ItemArguments(keychain: keychain.selection, json: output.json)
             show.fill(&arguments)
-            try ItemCommandRun.find(try match.query(), arguments)
+            try ItemCommandRun.find(try match.query(synchronizable: synchronizable.scope), arguments)
         }
     }
 }
@@ -112,11 +114,12 @@ struct DeleteInternetPassword: ParsableCommand {
 
     @OptionGroup var keychain: KeychainOptions
     @OptionGroup var match: InternetPasswordMatch
+    @OptionGroup var synchronizable: SynchronizableScope
     @Flag(name: .customLong("all"), help: "Delete every matching item.") var all = false
 
     func run() throws {
         try runReportingErrors {
-            let query = try match.query()
+            let query = try match.query(synchronizable: synchronizable.scope)
             let store = try keychain.service()
             let count = try store.deleteMatches(query, all: all)
             print(count == 1 ? "password has been deleted." : "\(count) passwords have been deleted.")

@@ -72,7 +72,7 @@ func appleTextFits(_ code: KeychainError.Code, command: String) -> Bool {
 }
 
 /// The commands `security` has no counterpart of, whose errors are printed in their own words first.
-let ownCommands: Set<String> = ["access", "agent", "unlock", "lock"]
+let ownCommands: Set<String> = ["access", "agent", "unlock", "lock", "sync"]
 
 /// Writes a line on standard error (erasing a progress bar first).
 func warn(_ text: String) {

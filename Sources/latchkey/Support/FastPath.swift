@@ -118,7 +118,7 @@ enum FastPath {
         case .passwordStdin: parsed.passwordStdin = true
         case .update: parsed.update = true
         case .passwordOnly: parsed.passwordOnly = true
-        case .kdfCost, .promptPassword, .accessible, .showPassword, .json: return false
+        case .kdfCost, .promptPassword, .accessible, .showPassword, .json, .synchronizable: return false
         }
         return true
     }

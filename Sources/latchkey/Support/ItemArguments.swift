@@ -19,6 +19,8 @@ struct ItemArguments {
     var update = false
     /// The new item's accessibility as given (`--accessible`), read by `AccessibilityOption.resolve(_:)`.
     var accessible: String?
+    /// Whether the new item is synchronizable (`--synchronizable`).
+    var synchronizable = false
     /// Whether to print only the found item's password (`-w` on the find commands).
     var passwordOnly = false
     /// Whether to print the found item's password on standard error too (`-g`).

@@ -21,6 +21,7 @@ enum ItemCommandRun {
             if let accessible = try AccessibilityOption.resolve(arguments.accessible) {
                 attributes[.accessible] = .string(accessible.rawValue)
             }
+            if arguments.synchronizable { attributes[.synchronizable] = .number(1) }
             let service = try arguments.keychain.service(ifMissing: .createDefault)
             KeptOpen.service = service
             try service.addOrUpdate(itemClass, attributes: attributes, data: secret, update: arguments.update)

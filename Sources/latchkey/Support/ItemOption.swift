@@ -35,6 +35,8 @@ struct ItemOption: Sendable {
         case showPassword
         /// JSON output (`--json`).
         case json
+        /// A synchronizable new item (`--synchronizable`: `kSecAttrSynchronizable = true`).
+        case synchronizable
     }
 
     /// The one-letter name (`a` for `-a`), if the option has one.
@@ -179,6 +181,13 @@ extension ItemOption {
     static let showPassword = ItemOption(short: "g", long: nil, takesValue: false, effect: .showPassword)
     /// `--json` on the read commands.
     static let json = ItemOption(short: nil, long: "json", takesValue: false, effect: .json)
+    /// `--synchronizable` (full parser only).
+    static let synchronizable = ItemOption(
+        short: nil,
+        long: "synchronizable",
+        takesValue: false,
+        effect: .synchronizable
+    )
 
     /// The attributes every password item has an option for, in the order of the help.
     static let commonAttributes: [ItemOption] = [account, label, comment, kind, creator, type]

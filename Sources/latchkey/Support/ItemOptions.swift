@@ -65,6 +65,13 @@ struct AccessibilityOption: ParsableArguments {
     )
     var accessible: String?
 
+    @Flag(
+        name: ItemOption.synchronizable.name,
+        help:
+            "Store the item as synchronizable (kSecAttrSynchronizable): `latchkey sync` sends it to your other machines."
+    )
+    var synchronizable = false
+
     static let names: [String: Accessibility] = [
         "when-unlocked": .whenUnlocked,
         "after-first-unlock": .afterFirstUnlock,
@@ -83,6 +90,19 @@ struct AccessibilityOption: ParsableArguments {
         if let named = names[text.lowercased()] ?? Accessibility(rawValue: text) { return named }
         throw ValidationError("Unknown accessibility '\(text)'.")
     }
+}
+
+/// `--synchronizable` on the find and delete commands: synchronizable items match too (Apple's
+/// `kSecAttrSynchronizableAny`); without it only items that are not synchronizable do, as `SecItemCopyMatching`.
+struct SynchronizableScope: ParsableArguments {
+    @Flag(
+        name: ItemOption.synchronizable.name,
+        help: "Match synchronizable items too (kSecAttrSynchronizableAny)."
+    )
+    var synchronizable = false
+
+    /// The query's synchronizable filter.
+    var scope: ItemQuery.Synchronizable { synchronizable ? .any : .no }
 }
 
 /// `--json` for read commands.

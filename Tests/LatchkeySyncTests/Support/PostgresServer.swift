@@ -90,6 +90,15 @@ final class PostgresServer: Sendable {
         )
     }
 
+    /// The first column of the first row of `sql`, an integer, read on a connection of its own.
+    func count(_ sql: String) async throws -> Int64 {
+        let connection = try await connect(id: 99)
+        defer { Task { try? await connection.close() } }
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        for try await value in rows.decode(Int64.self) { return value }
+        return 0
+    }
+
     /// Runs `tool` of the server's binaries as the server's user and returns how it ended.
     func run(_ tool: String, _ arguments: [String], timeout: TimeInterval = 120) async throws -> ChildProcess.Finished {
         let child = try launch(tool, arguments)
@@ -183,6 +192,12 @@ final class PostgresServer: Sendable {
         try configuration.seekToEnd()
         try configuration.write(contentsOf: Data(settings.utf8))
         try configuration.close()
+        try await startServer(sourceLocation: sourceLocation)
+    }
+
+    /// Starts the server on its data directory and waits until it accepts connections.
+    private func startServer(sourceLocation: SourceLocation) async throws {
+        let data = directory + "/data"
         // Foundation learns of a child's exit through a socket the child inherits, and the server pg_ctl starts
         // inherits it too: pg_ctl's exit is reported only once the server stops. So wait for what `pg_ctl -w`
         // prints when the server is ready; its output ends when it exits (the server keeps neither stream).
@@ -198,6 +213,20 @@ final class PostgresServer: Sendable {
             sourceLocation: sourceLocation
         )
     }
+
+    /// Stops the server, keeping its data (`resume()` starts it again): a sync server that went away.
+    func pause() async throws {
+        let stopped = try await run("pg_ctl", ["--pgdata", directory + "/data", "-m", "fast", "-w", "stop"])
+        try #require(stopped.status == 0, "pg_ctl stop failed: \(stopped.stderr)")
+    }
+
+    /// Starts the server `pause()` stopped.
+    func resume(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await startServer(sourceLocation: sourceLocation)
+    }
+
+    /// A URL of the server's database over its socket, as `latchkey sync setup` takes it.
+    var url: String { "postgresql://postgres@/postgres?host=\(directory)" }
 
     /// Stops the server at once (`-m immediate`: nothing to keep) and removes its directory.
     func stop() async throws {
