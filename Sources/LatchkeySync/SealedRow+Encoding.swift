@@ -11,13 +11,7 @@ extension SealedRow {
     /// Only ciphertext under the sync key and the header the server sees anyway.
     var encoded: Data {
         var out = Data([1])
-        out.append(keychain.bytes)
-        out.append(rowID.bytes)
-        out.appendBigEndian(UInt64(bitPattern: version))
-        out.appendBigEndian(UInt32(bitPattern: epoch))
-        out.append(isTombstone ? 1 : 0)
-        out.append(author.bytes)
-        out.appendBigEndian(UInt16(bitPattern: format))
+        out.append(header)
         out.append(ciphertext)
         return out
     }

@@ -62,8 +62,12 @@ public struct SealedRow: Sendable, Hashable {
     /// "latchkey-sync-row-v1" ‖ keychain (16) ‖ row UUID (16) ‖ u64 version ‖ u32 epoch ‖ u8 tombstone
     ///                        ‖ author (16) ‖ u16 format
     /// ```
-    var associatedData: Data {
-        var out = Data("latchkey-sync-row-v1".utf8)
+    var associatedData: Data { Data("latchkey-sync-row-v1".utf8) + header }
+
+    /// The header's fields, as the associated data and the kept encoding (`encoded`) hold them:
+    /// `keychain (16) ‖ row UUID (16) ‖ u64 version ‖ u32 epoch ‖ u8 tombstone ‖ author (16) ‖ u16 format`.
+    var header: Data {
+        var out = Data(capacity: 63)
         out.append(keychain.bytes)
         out.append(rowID.bytes)
         out.appendBigEndian(UInt64(bitPattern: version))
