@@ -276,6 +276,8 @@ struct TokenManagerTests {
         let test = try TestKeychain()
         var configuration = Self.configuration()
         configuration.refreshWindow = RefreshWindow(maximumRefreshes: 2, interval: .seconds(60))
+        // A manual clock: on a loaded machine the three refreshes could otherwise span the 60 s window.
+        configuration.clock = ManualClock()
         let manager = TokenManager(
             configuration: configuration,
             account: "alice",
