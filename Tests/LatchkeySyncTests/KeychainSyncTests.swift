@@ -327,3 +327,22 @@ import Testing
         }
     }
 }
+
+/// The file's sync clock takes in pulled stamps, except one implausibly far ahead of this machine's clock.
+@Suite struct SyncClockBoundTests {
+    @Test func aStampMoreThanTheMaximumLeadAheadDoesNotMoveTheClock() async throws {
+        let machine = try TestMachine()
+        let now = UInt64(machine.clock.now().timeIntervalSince1970 * 1000)
+        let lead = KeychainSync.maximumClockLead
+        let taken = try await machine.sync.transaction { transaction in
+            [
+                try transaction.receiveSyncStamp(SyncStamp(milliseconds: now + 600_000, counter: 0), maximumLead: lead),
+                try transaction.receiveSyncStamp(
+                    SyncStamp(milliseconds: now + UInt64(lead * 1000) + 60_000, counter: 0),
+                    maximumLead: lead
+                ),
+            ]
+        }
+        #expect(taken == [true, false])
+    }
+}
