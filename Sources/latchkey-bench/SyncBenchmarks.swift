@@ -2,7 +2,6 @@ import Foundation
 import Latchkey
 import LatchkeySync
 import Logging
-import Synchronization
 
 /// `latchkey-bench sync --database URL`: sync through a PostgreSQL the caller runs (docs/benchmarks.md).
 ///
@@ -45,14 +44,13 @@ enum SyncBenchmarks {
             return 64
         }
         let (itemCount, changeCount) = (items, changes)
-        let outcome = awaitOutcome { () async throws -> [String] in
-            try await measure(url: url, items: itemCount, changes: changeCount)
-        }
-        switch outcome {
-        case .success(let lines):
+        do {
+            let lines = try awaitingResult { () async throws(any Error) -> [String] in
+                try await measure(url: url, items: itemCount, changes: changeCount)
+            }
             for line in lines { print(line) }
             return 0
-        case .failure(let error):
+        } catch {
             FileHandle.standardError.write(Data("latchkey-bench sync: failed: \(error)\n".utf8))
             return 1
         }
@@ -236,22 +234,4 @@ enum SyncBenchmarks {
     static func roundTrip(url: String) async throws -> Double {
         try await KeychainSync.measureRoundTrip(databaseURL: url, samples: 200) { Stopwatch.now() }
     }
-}
-
-/// Runs `body` on the cooperative pool and waits for it on this thread.
-func awaitOutcome<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
-    let outcome = Mutex<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await body())
-        } catch {
-            result = .failure(error)
-        }
-        outcome.withLock { $0 = result }
-        done.signal()
-    }
-    done.wait()
-    return outcome.withLock { $0 } ?? .failure(BenchmarkFailure("the task ended without a result"))
 }

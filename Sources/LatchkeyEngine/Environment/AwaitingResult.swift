@@ -1,9 +1,9 @@
 import Dispatch
 import Synchronization
 
-/// Runs `body` on the cooperative pool and blocks this (the command's main) thread until it returns: the
-/// commands are synchronous `ParsableCommand`s, and the sync client is `async`.
-func awaitingResult<T: Sendable, E: Error>(_ body: @escaping @Sendable () async throws(E) -> T) throws(E) -> T {
+/// Runs `body` on the cooperative pool and blocks this thread until it returns: for synchronous entry points
+/// (the CLI's `ParsableCommand`s, the benchmark's main) that call `async` APIs. Never call it from `async` code.
+package func awaitingResult<T: Sendable, E: Error>(_ body: @escaping @Sendable () async throws(E) -> T) throws(E) -> T {
     let outcome = Mutex<Result<T, E>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
